@@ -1,0 +1,31 @@
+/**
+ * Vitest settings shared by every package (each package's vitest.config.ts re-exports this).
+ *
+ * vitest 5 targets Node >= 22 and its reporter calls `Map.groupBy` when it prints a failure; on
+ * Node 20 that crashed the report ("Map.groupBy is not a function") and hid the assertion. The
+ * config file runs in vitest's main process, so defining the missing ES2024 function here fixes it.
+ */
+import { defineConfig } from 'vitest/config';
+
+type GroupBy = <K, T>(items: Iterable<T>, key: (item: T, index: number) => K) => Map<K, T[]>;
+const MapWithGroupBy = Map as unknown as { groupBy?: GroupBy };
+if (typeof MapWithGroupBy.groupBy !== 'function') {
+  MapWithGroupBy.groupBy = <K, T>(items: Iterable<T>, key: (item: T, index: number) => K): Map<K, T[]> => {
+    const out = new Map<K, T[]>();
+    let i = 0;
+    for (const item of items) {
+      const k = key(item, i++);
+      const group = out.get(k);
+      if (group) group.push(item);
+      else out.set(k, [item]);
+    }
+    return out;
+  };
+}
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+  },
+});
