@@ -175,7 +175,7 @@ export class OprBlockPool {
   readonly #free: OprBlock[] = [];
   readonly #cap: number;
 
-  constructor(cap = 1 << 15) {
+  constructor(cap = 1 << 16) {
     this.#cap = cap;
   }
 

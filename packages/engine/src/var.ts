@@ -41,7 +41,7 @@ export class VarBlockPool {
   readonly #free: VarBlock[] = [];
   readonly #cap: number;
 
-  constructor(cap = 1 << 16) {
+  constructor(cap = 1 << 17) {
     this.#cap = cap;
   }
 

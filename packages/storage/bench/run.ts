@@ -11,7 +11,7 @@
  */
 import { type Context, cpu, Env } from '@mx/base';
 import { type BenchResult, measure, result, writeReport } from '@mx/bench-kit';
-import { HostAllocator, LinearAllocator, Storage } from '../src/index.js';
+import { HostAllocator, LinearAllocator, Storage } from '@mx/storage';
 
 const PAIRS = 1_000_000;
 const SIZES = [64, 256, 1024, 4096, 16384, 65536, 100, 3000];
