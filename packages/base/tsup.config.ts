@@ -1,11 +1,1 @@
-import { defineConfig } from 'tsup';
-
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'es2022',
-  tsconfig: 'tsconfig.build.json',
-});
+export { default } from '../../tsup.shared.js';

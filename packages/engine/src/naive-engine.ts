@@ -52,10 +52,7 @@ export class NaiveEngine extends EngineBase implements Engine {
   /** Run one op. `atPush`: its push is on the stack, so its error is thrown there. */
   #run(block: OprBlock, atPush: boolean): void {
     block.state = RUNNING;
-    if (this.profiler.isProfiling) {
-      block.profStart = performance.now();
-      block.profStartSeq = this.profiler.nextSeq();
-    }
+    if (this.profiler.isProfiling) this.profiler.startOp(block);
     if (this.#shutdown && block.prop !== FnProperty.deleteVar) {
       block.skipped = true;
       this.#finish(block, false);
@@ -127,19 +124,7 @@ export class NaiveEngine extends EngineBase implements Engine {
     block.state = DONE;
     for (let i = block.numConst; i < block.numVars; i++) ++(block.vars[i] as Var).completedWrites;
     if (block.profStart >= 0) {
-      this.profiler.record({
-        name: block.name,
-        ctx: block.ctx.toString(),
-        lane: 'naive',
-        pid: block.ctx.key,
-        tid: 1,
-        start: block.profStart,
-        end: performance.now(),
-        startSeq: block.profStartSeq,
-        endSeq: this.profiler.nextSeq(),
-        skipped: block.skipped,
-        failed,
-      });
+      this.profiler.endOp(block, 'naive', 1, failed);
     }
     if (--this.#pending === 0) {
       const idle = this.#idleWaiters;

@@ -8,7 +8,17 @@
  * each record carries start/end sequence numbers from one counter, so the exact order of events is
  * known even when timestamps tie (tests replay schedules from them).
  */
-import { MXNetError } from '@mx/base';
+import { type Context, MXNetError } from '@mx/base';
+
+/** @internal What the profiler reads from a running op (the engine's op block). */
+export interface ProfiledOp {
+  readonly name: string;
+  readonly ctx: Context;
+  readonly skipped: boolean;
+  readonly profArgs: Readonly<Record<string, unknown>> | null;
+  profStart: number;
+  profStartSeq: number;
+}
 
 export interface ProfileRecord {
   readonly name: string;
@@ -105,6 +115,30 @@ export class Profiler {
   /** @internal Next event sequence number. */
   nextSeq(): number {
     return ++this.#seq;
+  }
+
+  /** @internal Mark an op's start (when profiling). */
+  startOp(op: ProfiledOp): void {
+    op.profStart = performance.now();
+    op.profStartSeq = this.nextSeq();
+  }
+
+  /** @internal Record an op that started with startOp and has just ended. */
+  endOp(op: ProfiledOp, lane: string, tid: number, failed: boolean): void {
+    this.record({
+      name: op.name,
+      ctx: op.ctx.toString(),
+      lane,
+      pid: op.ctx.key,
+      tid,
+      start: op.profStart,
+      end: performance.now(),
+      startSeq: op.profStartSeq,
+      endSeq: this.nextSeq(),
+      skipped: op.skipped,
+      failed,
+      ...(op.profArgs === null ? {} : { args: op.profArgs }),
+    });
   }
 
   /** @internal Add one op record. */

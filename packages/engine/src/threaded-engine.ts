@@ -247,11 +247,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
   #execute(block: OprBlock, lane: Lane | null): void {
     block.state = RUNNING;
     if (lane !== null) ++lane.inFlight;
-    const profiler = this.profiler;
-    if (profiler.isProfiling) {
-      block.profStart = performance.now();
-      block.profStartSeq = profiler.nextSeq();
-    }
+    if (this.profiler.isProfiling) this.profiler.startOp(block);
     // OnStart: inherit the first error on the inputs, then on the outputs.
     let ex: ExceptionRef | null = null;
     const vars = block.vars;
@@ -327,7 +323,10 @@ export class ThreadedEngine extends EngineBase implements Engine {
     }
     const ex = block.exception;
     const exSet = ex?.isSet === true;
-    if (block.profStart >= 0) this.#record(block, exSet);
+    if (block.profStart >= 0) {
+      const lane = block.lane as Lane | null;
+      this.profiler.endOp(block, lane?.kind ?? 'inline', lane?.tid ?? 0, exSet);
+    }
     const ready = this.#onReady;
     const vars = block.vars;
     const nc = block.numConst;
@@ -341,24 +340,6 @@ export class ThreadedEngine extends EngineBase implements Engine {
     if (exSet) this.#globalExceptions.add(ex as ExceptionRef);
     this.#blocks.put(block);
     if (--this.#pending === 0) this.#onIdle();
-  }
-
-  #record(block: OprBlock, failed: boolean): void {
-    const lane = block.lane as Lane | null;
-    this.profiler.record({
-      name: block.name,
-      ctx: block.ctx.toString(),
-      lane: lane?.kind ?? 'inline',
-      pid: block.ctx.key,
-      tid: lane?.tid ?? 0,
-      start: block.profStart,
-      end: performance.now(),
-      startSeq: block.profStartSeq,
-      endSeq: this.profiler.nextSeq(),
-      skipped: block.skipped,
-      failed,
-      ...(block.profArgs === null ? {} : { args: block.profArgs }),
-    });
   }
 
   #onIdle(): void {

@@ -13,7 +13,7 @@
  * (see handle.ts) and the device lookup is a one-entry cache in front of a Map, so the pooled
  * alloc/free pair stays in the tens of nanoseconds (see bench/run.ts).
  */
-import { Context, DEVICE_TYPE_IDS, type DeviceType, Env, MXNetError } from '@mx/base';
+import { type Context, DEVICE_TYPE_IDS, type DeviceType, Env, MXNetError } from '@mx/base';
 import type { AllocatorFactories, AllocatorFactory, DeviceAllocator } from './device-allocator.js';
 import { handleInternals, type StorageHandle } from './handle.js';
 import { HostAllocator } from './host-allocator.js';
@@ -48,11 +48,17 @@ function defaultAllocators(): Map<DeviceType, AllocatorFactory> {
 }
 
 function describe(value: unknown): string {
-  return value instanceof Context ? value.toString() : String(value);
+  return isContext(value) ? value.toString() : String(value);
+}
+
+/** Structural check, so a Context from a second copy of @mx/base (ESM next to CJS) is accepted. */
+function isContext(value: unknown): value is Context {
+  const c = value as Context | null;
+  return typeof c === 'object' && c !== null && typeof c.key === 'number' && typeof c.deviceType === 'string';
 }
 
 function checkContext(ctx: unknown, op: string): asserts ctx is Context {
-  if (!(ctx instanceof Context)) {
+  if (!isContext(ctx)) {
     throw new MXNetError(`expected a Context, got ${describe(ctx)}`, {
       op,
       hint: 'pass a context such as cpu(0) or gpu(0) from @mx/base',

@@ -3,9 +3,10 @@
  * that package's tests, and each `console.log(...) // → text` line must print `text`. An example
  * that stops compiling or prints something else fails CI instead of misleading a reader.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 
 export interface ReadmeExample {
   readonly index: number;
@@ -43,4 +44,18 @@ export async function runExample(dir: string, example: ReadmeExample): Promise<s
     rmSync(file, { force: true });
   }
   return printed;
+}
+
+/** Register vitest tests for every runnable example of the README in `packageDir`. */
+export function describeReadmeExamples(packageDir: URL): void {
+  const dir = fileURLToPath(packageDir);
+  const examples = readmeExamples(readFileSync(join(dir, 'README.md'), 'utf8'));
+  describe('README examples', () => {
+    it('has at least one runnable example', () => {
+      expect(examples.length).toBeGreaterThan(0);
+    });
+    it.each(examples)('example $index runs and prints what it says', async (example) => {
+      expect(await runExample(dir, example)).toEqual(example.expected);
+    });
+  });
 }
