@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { programArb, runProgram } from './test-util/program.js';
 import { naiveModel, orderViolations, replayViolations, sequentialModel } from './test-util/reference.js';
 
-const RUNS = Number(process.env.MX_PROPERTY_RUNS ?? 60);
+const RUNS = Number(process.env.MX_PROPERTY_RUNS ?? 100);
 
 describe('ThreadedEngine on random programs', () => {
   it('matches the sequential reference model (waitForAll-only programs)', async () => {

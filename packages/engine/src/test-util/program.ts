@@ -30,6 +30,8 @@ export type Step =
   | { readonly type: 'waitAll' };
 
 export interface Program {
+  /** setBulkSize at the start (the naive engine ignores it, as MXNet's). */
+  readonly bulkSize: number;
   readonly numVars: number;
   readonly cpuSlots: number;
   readonly gpuSlots: number;
@@ -78,6 +80,7 @@ export function programArb(options: {
             { weight: 1, arbitrary: fc.constant({ type: 'waitAll' as const }) },
           );
     return fc.record({
+      bulkSize: fc.constantFrom(0, 0, 2, 3, 5),
       numVars: fc.constant(numVars),
       cpuSlots: fc.integer({ min: 1, max: 3 }),
       gpuSlots: fc.integer({ min: 1, max: 3 }),
@@ -150,6 +153,7 @@ export async function runProgram(program: Program, kind: EngineKind): Promise<Ob
   });
   const engine = createEngine({ kind, env });
   engine.profiler.setState('run');
+  engine.setBulkSize(program.bulkSize);
   const vars = Array.from({ length: program.numVars }, (_, i) => engine.newVariable(`v${i}`));
   let clock = 0;
   const obs: Observation = {

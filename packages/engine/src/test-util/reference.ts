@@ -1,11 +1,15 @@
 /**
  * Reference models of MXNet's engine rules, written from the rules (mxnet-catalog.md §1), not from
- * the engine's code, to judge observed runs of random programs:
- * - `orderViolations`: ops sharing a var, one of them writing it, ran in push order;
- * - `sequentialModel`: the threaded engine's outcome computed by running the program in push
- *   order, for programs whose only waits are waitForAll (then the outcome does not depend on timing);
+ * the engine's code, to judge observed runs of random programs. They reason about *units*: a single
+ * op, or a bulk of consecutive sync ops that the engine runs as one ImperativeBulk op (a bulk reads
+ * and writes the union of its members' vars, runs its members in order until one throws, and fails
+ * as a whole).
+ * - `modelUnits`: how the bulking rules group a program's pushes; compared with the recorded groups;
+ * - `orderViolations`: units sharing a var, one of them writing it, ran in push order;
+ * - `sequentialModel`: the threaded engine's outcome computed by running the program in push order,
+ *   for programs whose only waits are waitForAll (then the outcome does not depend on timing);
  * - `replayViolations`: for any program, replays the engine's recorded event order (profiler
- *   sequence numbers) through the rules and checks every skip decision and every wait's outcome;
+ *   sequence numbers) through the rules and checks every skip, every member run and every wait;
  * - `naiveModel`: NaiveEngine's outcome (everything runs, in order; errors at push or next wait).
  */
 import type { ProfileRecord } from '../profiler.js';
@@ -23,67 +27,132 @@ interface Box {
   set: boolean;
 }
 
+/** One op, or a bulk of ops run as one. */
+export interface Unit {
+  readonly ops: readonly OpSpec[];
+}
+
 function opsOf(program: Program): OpSpec[] {
   return program.steps.flatMap((s) => (s.type === 'push' ? [s.op] : []));
 }
 
-function conflict(a: OpSpec, b: OpSpec): boolean {
-  const da = dedupOrder(a);
-  const db = dedupOrder(b);
-  const touches = (d: { reads: number[]; writes: number[] }, v: number) =>
-    d.reads.includes(v) || d.writes.includes(v);
-  return da.writes.some((v) => touches(db, v)) || db.writes.some((v) => touches(da, v));
+/** A unit's vars as the engine deduplicates the concatenated member lists. */
+function unitVars(u: Unit): { reads: number[]; writes: number[] } {
+  return dedupOrder({
+    id: -1,
+    reads: u.ops.flatMap((o) => o.reads),
+    writes: u.ops.flatMap((o) => o.writes),
+    ctx: 0,
+    timing: 'sync',
+    fails: false,
+    prop: 'normal',
+  });
 }
 
-function recordsById(obs: Observation): Map<number, ProfileRecord[]> {
-  const out = new Map<number, ProfileRecord[]>();
-  for (const r of obs.engine.profiler.records()) {
-    const m = /^op(\d+)$/.exec(r.name);
-    if (!m) continue;
-    const id = Number(m[1]);
-    out.set(id, [...(out.get(id) ?? []), r]);
+/** Bulking rules: consecutive pushSync ops (normal property) on one context, up to bulkSize. */
+export function modelUnits(program: Program): Unit[] {
+  const units: Unit[] = [];
+  let group: OpSpec[] = [];
+  const flush = () => {
+    if (group.length > 0) units.push({ ops: group });
+    group = [];
+  };
+  for (const step of program.steps) {
+    if (step.type !== 'push') {
+      flush();
+      continue;
+    }
+    const op = step.op;
+    const bulkable = program.bulkSize > 0 && op.timing === 'sync' && op.prop === 'normal';
+    if (!bulkable) {
+      flush();
+      units.push({ ops: [op] });
+      continue;
+    }
+    if (group.length > 0 && (group[0] as OpSpec).ctx !== op.ctx) flush();
+    group.push(op);
+    if (group.length >= program.bulkSize) flush();
   }
-  return out;
+  flush();
+  return units;
 }
 
-/** Pairs that broke the ordering rule, by both the functions' own clocks and the engine's records. */
+const opId = (name: string): number | null => {
+  const m = /^op(\d+)$/.exec(name);
+  return m ? Number(m[1]) : null;
+};
+
+/** Units as the engine recorded them, with their records (ImperativeBulk args list the members). */
+export function recordedUnits(program: Program, obs: Observation): { unit: Unit; rec: ProfileRecord }[] {
+  const byId = new Map(opsOf(program).map((op) => [op.id, op]));
+  const out: { unit: Unit; rec: ProfileRecord }[] = [];
+  for (const rec of obs.engine.profiler.records()) {
+    const names =
+      rec.name === 'ImperativeBulk' ? ((rec.args?.ops as string[] | undefined) ?? []) : [rec.name];
+    const ops = names.map(opId).flatMap((id) => (id === null ? [] : [byId.get(id) as OpSpec]));
+    if (ops.length > 0) out.push({ unit: { ops }, rec });
+  }
+  return out.sort((a, b) => (a.unit.ops[0] as OpSpec).id - (b.unit.ops[0] as OpSpec).id);
+}
+
+const key = (u: Unit) => u.ops.map((o) => o.id).join('+');
+
+/** Ops of a unit that run when it is not skipped: members in order up to the first that fails. */
+function membersThatRun(u: Unit): OpSpec[] {
+  const i = u.ops.findIndex((o) => o.fails);
+  return i < 0 ? [...u.ops] : u.ops.slice(0, i + 1);
+}
+
+/** Grouping, per-op records and ordering: everything that can be checked without the error rules. */
 export function orderViolations(program: Program, obs: Observation): string[] {
-  const ops = opsOf(program);
-  const recs = recordsById(obs);
   const out: string[] = [];
-  for (const op of ops) {
-    if ((recs.get(op.id)?.length ?? 0) !== 1)
-      out.push(`op${op.id} has ${recs.get(op.id)?.length ?? 0} records`);
-    const r = recs.get(op.id)?.[0];
-    if (r && r.skipped === obs.fnStart.has(op.id))
-      out.push(`op${op.id}: record skipped=${r.skipped} disagrees`);
-  }
+  const recorded = recordedUnits(program, obs);
+  const expected = modelUnits(program).map(key);
+  const got = recorded.map((r) => key(r.unit));
+  if (expected.join(' ') !== got.join(' '))
+    out.push(`groups: engine ${got.join(' ')}, rules ${expected.join(' ')}`);
   if (obs.reentered.length > 0) out.push(`functions entered twice: ${obs.reentered.join(',')}`);
-  for (let i = 0; i < ops.length; i++) {
-    for (let j = i + 1; j < ops.length; j++) {
-      const a = ops[i] as OpSpec;
-      const b = ops[j] as OpSpec;
-      if (!conflict(a, b)) continue;
-      const ea = obs.fnEnd.get(a.id);
-      const sb = obs.fnStart.get(b.id);
-      if (ea !== undefined && sb !== undefined && !(ea < sb))
-        out.push(`fn op${a.id} ended after op${b.id} started`);
-      const ra = recs.get(a.id)?.[0];
-      const rb = recs.get(b.id)?.[0];
-      if (ra && rb && !(ra.endSeq < rb.startSeq)) out.push(`engine: op${a.id} ended after op${b.id} started`);
+  for (const { unit, rec } of recorded) {
+    const ran = unit.ops.filter((o) => obs.fnStart.has(o.id)).map((o) => o.id);
+    const want = rec.skipped ? [] : membersThatRun(unit).map((o) => o.id);
+    if (ran.join() !== want.join()) out.push(`unit ${key(unit)}: ran [${ran}], record says [${want}]`);
+  }
+  for (let i = 0; i < recorded.length; i++) {
+    for (let j = i + 1; j < recorded.length; j++) {
+      const a = recorded[i] as { unit: Unit; rec: ProfileRecord };
+      const b = recorded[j] as { unit: Unit; rec: ProfileRecord };
+      const va = unitVars(a.unit);
+      const vb = unitVars(b.unit);
+      const touches = (d: typeof va, v: number) => d.reads.includes(v) || d.writes.includes(v);
+      if (!va.writes.some((v) => touches(vb, v)) && !vb.writes.some((v) => touches(va, v))) continue;
+      if (!(a.rec.endSeq < b.rec.startSeq))
+        out.push(`engine: ${key(a.unit)} ended after ${key(b.unit)} started`);
+      const ends = a.unit.ops.flatMap((o) => obs.fnEnd.get(o.id) ?? []);
+      const starts = b.unit.ops.flatMap((o) => obs.fnStart.get(o.id) ?? []);
+      if (ends.length && starts.length && !(Math.max(...ends) < Math.min(...starts))) {
+        out.push(`functions: ${key(a.unit)} ended after ${key(b.unit)} started`);
+      }
     }
   }
   return out;
 }
 
-/** First undelivered box among an op's inputs (reads first, then writes, in dedup order). */
-function inherited(op: OpSpec, varBox: (Box | null)[]): Box | null {
-  const d = dedupOrder(op);
+/** First undelivered box among a unit's inputs (reads first, then writes, in dedup order). */
+function inherited(u: Unit, varBox: (Box | null)[]): Box | null {
+  const d = unitVars(u);
   for (const v of [...d.reads, ...d.writes]) {
     const b = varBox[v] ?? null;
     if (b?.set) return b;
   }
   return null;
+}
+
+const noSkip = (u: Unit) => u.ops.length === 1 && u.ops[0]?.prop === 'noSkip';
+
+/** The unit's own failure, if it ran: the first failing member's error. */
+function ownFailure(u: Unit, errors: Map<number, Error>): Box | null {
+  const failing = u.ops.find((o) => o.fails);
+  return failing ? { err: errors.get(failing.id) as Error, set: true } : null;
 }
 
 export interface SequentialResult {
@@ -93,17 +162,18 @@ export interface SequentialResult {
   readonly waitCandidates: Map<number | 'final', Error[]>;
 }
 
-/** Threaded engine, waitForAll-only programs: run in push order, apply the rules. */
+/** Threaded engine, waitForAll-only programs: run the units in push order, apply the rules. */
 export function sequentialModel(program: Program, errors: Map<number, Error>): SequentialResult {
   const varBox: (Box | null)[] = new Array(program.numVars).fill(null);
   let global: Box[] = [];
   const ran = new Set<number>();
   const waitCandidates = new Map<number | 'final', Error[]>();
-  const deliver = (key: number | 'final') => {
-    const live = global.filter((b) => b.set);
+  const units = modelUnits(program);
+  const unitOfFirstOp = new Map(units.map((u) => [(u.ops[0] as OpSpec).id, u]));
+  const deliver = (k: number | 'final') => {
     waitCandidates.set(
-      key,
-      live.map((b) => b.err),
+      k,
+      global.filter((b) => b.set).map((b) => b.err),
     );
     for (const b of global) b.set = false;
     global = [];
@@ -114,15 +184,15 @@ export function sequentialModel(program: Program, errors: Map<number, Error>): S
       return;
     }
     if (step.type !== 'push') throw new Error('sequentialModel takes waitForAll-only programs');
-    const op = step.op;
-    let box = inherited(op, varBox);
-    const runs = box === null || op.prop === 'noSkip';
-    if (runs) {
-      ran.add(op.id);
-      if (op.fails) box = { err: errors.get(op.id) as Error, set: true };
+    const u = unitOfFirstOp.get(step.op.id);
+    if (u === undefined) return; // a later member of a bulk: handled with its first op
+    let box = inherited(u, varBox);
+    if (box === null || noSkip(u)) {
+      for (const o of membersThatRun(u)) ran.add(o.id);
+      box = ownFailure(u, errors) ?? box;
     }
     if (box?.set) {
-      for (const w of dedupOrder(op).writes) varBox[w] = box;
+      for (const w of unitVars(u).writes) varBox[w] = box;
       if (!global.includes(box)) global.push(box);
     }
   });
@@ -133,14 +203,13 @@ export function sequentialModel(program: Program, errors: Map<number, Error>): S
 /** Replay the recorded schedule through the rules; returns every disagreement. */
 export function replayViolations(program: Program, obs: Observation): string[] {
   const out: string[] = [];
-  const byId = new Map(opsOf(program).map((op) => [op.id, op]));
   const records = obs.engine.profiler.records();
   type Ev =
-    | { seq: number; kind: 'start' | 'end'; rec: ProfileRecord }
+    | { seq: number; kind: 'start' | 'end'; unit: Unit; rec: ProfileRecord }
     | { seq: number; kind: 'waitVar' | 'waitAll'; step: number | 'final' };
   const events: Ev[] = [];
-  for (const rec of records) {
-    events.push({ seq: rec.startSeq, kind: 'start', rec }, { seq: rec.endSeq, kind: 'end', rec });
+  for (const { unit, rec } of recordedUnits(program, obs)) {
+    events.push({ seq: rec.startSeq, kind: 'start', unit, rec }, { seq: rec.endSeq, kind: 'end', unit, rec });
   }
   const markers: { step: number | 'final'; marker: number; after: number; kind: 'waitVar' | 'waitAll' }[] =
     [];
@@ -166,7 +235,7 @@ export function replayViolations(program: Program, obs: Observation): string[] {
 
   const varBox: (Box | null)[] = new Array(program.numVars).fill(null);
   let global: Box[] = [];
-  const opBox = new Map<number, Box | null>();
+  const unitBox = new Map<Unit, Box | null>();
   const expectOutcome = (step: number | 'final', box: Box | null) => {
     const got = step === 'final' ? obs.final.outcome : obs.waits.get(step)?.outcome;
     const want = box?.set ? box.err : 'ok';
@@ -178,29 +247,22 @@ export function replayViolations(program: Program, obs: Observation): string[] {
       const box = varBox[step.v] ?? null;
       expectOutcome(ev.step, box);
       if (box) box.set = false;
-      continue;
-    }
-    if (ev.kind === 'waitAll') {
-      const first = global.find((b) => b.set) ?? null;
-      expectOutcome(ev.step, first);
+    } else if (ev.kind === 'waitAll') {
+      expectOutcome(ev.step, global.find((b) => b.set) ?? null);
       for (const b of global) b.set = false;
       global = [];
-      continue;
-    }
-    if (!('rec' in ev)) continue;
-    const m = /^op(\d+)$/.exec(ev.rec.name);
-    if (!m) continue;
-    const op = byId.get(Number(m[1])) as OpSpec;
-    if (ev.kind === 'start') {
-      const box = inherited(op, varBox);
-      const skip = box !== null && op.prop !== 'noSkip';
-      if (skip !== ev.rec.skipped) out.push(`op${op.id}: skipped=${ev.rec.skipped}, rules say ${skip}`);
-      opBox.set(op.id, box);
+    } else if (!('unit' in ev)) {
+      throw new Error('unreachable');
+    } else if (ev.kind === 'start') {
+      const box = inherited(ev.unit, varBox);
+      const skip = box !== null && !noSkip(ev.unit);
+      if (skip !== ev.rec.skipped) out.push(`${key(ev.unit)}: skipped=${ev.rec.skipped}, rules say ${skip}`);
+      unitBox.set(ev.unit, box);
     } else {
-      let box = opBox.get(op.id) ?? null;
-      if (!ev.rec.skipped && op.fails) box = { err: obs.errors.get(op.id) as Error, set: true };
+      let box = unitBox.get(ev.unit) ?? null;
+      if (!ev.rec.skipped) box = ownFailure(ev.unit, obs.errors) ?? box;
       if (box?.set) {
-        for (const w of dedupOrder(op).writes) varBox[w] = box;
+        for (const w of unitVars(ev.unit).writes) varBox[w] = box;
         if (!global.includes(box)) global.push(box);
       }
     }
