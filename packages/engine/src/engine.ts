@@ -195,7 +195,7 @@ export abstract class EngineBase {
       false,
       ++this.seq,
     );
-    dedupVars(this, op.constVars, op.mutateVars, where, ctx, block);
+    block.setVars(op.constVars, op.mutateVars); // checked above, deduplicated by newOperator
     this.submit(block);
   }
 

@@ -135,6 +135,16 @@ export class OprBlock implements RunContext, VarWaiter {
     return this;
   }
 
+  /** Set vars that are already checked and deduplicated (a reusable operator's, a wait's). */
+  setVars(reads: readonly Var[], writes: readonly Var[]): void {
+    const out = this.vars;
+    let n = 0;
+    for (const v of reads) out[n++] = v;
+    this.numConst = n;
+    for (const v of writes) out[n++] = v;
+    this.numVars = n;
+  }
+
   /** Clear references so a recycled block keeps nothing alive. */
   reset(): void {
     ++this.generation;

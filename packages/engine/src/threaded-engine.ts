@@ -66,7 +66,6 @@ export class ThreadedEngine extends EngineBase implements Engine {
   #stopped = false;
   #shutdown = false;
   #bulkSize = 0;
-  #bulkCount = 0;
   #bulk: BulkState = { ctx: null, fns: [], constVars: [], mutateVars: [], names: null };
   readonly #blocks = new OprBlockPool();
   readonly #varBlocks = new VarBlockPool();
@@ -101,14 +100,15 @@ export class ThreadedEngine extends EngineBase implements Engine {
       return;
     }
     const name = options?.name ?? (fn?.name || 'anonymous');
-    const where = `pushSync(${name})`;
+    const where = (): string => `pushSync(${name})`;
     this.checkFn(fn, name, 'pushSync');
-    this.checkContext(ctx, where);
+    if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number')
+      this.checkContext(ctx, where());
     if (!Array.isArray(constVars) || !Array.isArray(mutateVars))
-      this.checkVarLists(constVars, mutateVars, where, ctx);
+      this.checkVarLists(constVars, mutateVars, where(), ctx);
     for (const v of constVars) checkVar(this, v, where, ctx);
     for (const v of mutateVars) checkVar(this, v, where, ctx);
-    if (this.#bulkCount > 0 && ctx !== this.#bulk.ctx) this.#flushBulk();
+    if (this.#bulk.fns.length > 0 && ctx !== this.#bulk.ctx) this.#flushBulk();
     const b = this.#bulk;
     b.ctx = ctx;
     b.fns.push(fn);
@@ -118,7 +118,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
       b.names ??= [];
       b.names.push(name);
     }
-    if (++this.#bulkCount >= this.#bulkSize) this.#flushBulk();
+    if (b.fns.length >= this.#bulkSize) this.#flushBulk();
     else this.#scheduleDrain();
   }
 
@@ -241,7 +241,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
     } finally {
       this.#inDrain = false;
     }
-    if (this.#bulkCount > 0) this.#scheduleDrain();
+    if (this.#bulk.fns.length > 0) this.#scheduleDrain();
   }
 
   #execute(block: OprBlock, lane: Lane | null): void {
@@ -380,7 +380,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
     checkBulkSize(size);
     const previous = this.#bulkSize;
     this.#bulkSize = size;
-    if (this.#bulkCount >= size) this.#flushBulk();
+    if (this.#bulk.fns.length >= size) this.#flushBulk();
     return previous;
   }
 
@@ -390,10 +390,9 @@ export class ThreadedEngine extends EngineBase implements Engine {
 
   /** Push the pending bulk as one "ImperativeBulk" op over the union of its vars. */
   #flushBulk(): void {
-    if (this.#bulkCount === 0) return;
+    if (this.#bulk.fns.length === 0) return;
     const b = this.#bulk;
     this.#bulk = { ctx: null, fns: [], constVars: [], mutateVars: [], names: null };
-    this.#bulkCount = 0;
     const fns = b.fns;
     const run: SyncFn = (rctx) => {
       for (let i = 0; i < fns.length; i++) (fns[i] as SyncFn)(rctx);
@@ -467,9 +466,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
     const block = this.#blocks
       .get()
       .init(fn, true, FnProperty.normal, 0, 'WaitForVar', HOST, true, false, ++this.seq);
-    block.vars[0] = v;
-    block.numConst = 1;
-    block.numVars = 1;
+    block.setVars([v], []);
     this.#submitNoFlush(block);
   }
 
@@ -530,7 +527,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
 
   start(): void {
     this.#stopped = false;
-    if (this.#runnableHead !== null || this.#bulkCount > 0) this.#scheduleDrain();
+    if (this.#runnableHead !== null || this.#bulk.fns.length > 0) this.#scheduleDrain();
   }
 
   async stop(): Promise<void> {

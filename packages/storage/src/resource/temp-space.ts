@@ -57,10 +57,7 @@ export class TempSpaceResource<V = unknown> {
     }
     const current = this.#handle;
     if (current !== null && current.size >= size) return current as StorageHandle<P>;
-    if (current !== null) {
-      this.#handle = null;
-      this.#storage.free(current);
-    }
+    this.release();
     const fresh = this.#storage.alloc<P>(size, this.ctx, { name });
     this.#handle = fresh;
     return fresh;
