@@ -1,0 +1,109 @@
+/**
+ * CpuWasmBackend: the default backend. Serves the host contexts (cpu, cpu_pinned, cpu_shared) from
+ * one shared WebAssembly.Memory and installs every cpu-wasm kernel family into a registry.
+ *
+ * Families live in their own folders (codegen/ for the SimpleOp compiler, gemm/, kernels/<family>/)
+ * and each exports one install function taking the registry and this backend's runtime; this file
+ * only wires them, so adding a family is one import and one call.
+ */
+import { type Context, DType, type DTypeName, MXNetError, type StorageArray } from '@mx/base';
+import type { Backend, BackendCapabilities, OpRegistry, TBlob } from '@mx/ops';
+import type { DeviceAllocator } from '@mx/storage';
+import { installElementwise } from './codegen/index.js';
+import { installLinalg } from './gemm/index.js';
+import { installInit } from './kernels/init/index.js';
+import { installReduce } from './kernels/reduce/index.js';
+import { installShape } from './kernels/shape/index.js';
+import { WasmMemory, type WasmMemoryOptions } from './memory.js';
+import { CpuWasmRuntime, detectFeatures } from './runtime.js';
+
+export const CPU_WASM = 'cpu-wasm';
+
+/** Dtypes cpu-wasm computes in. The others (float16, bfloat16, int16, uint16, uint32, uint64) are stored and cast. */
+export const CPU_WASM_COMPUTE_DTYPES: readonly DTypeName[] = Object.freeze([
+  'float32',
+  'float64',
+  'int32',
+  'int64',
+  'int8',
+  'uint8',
+  'bool',
+]);
+
+export interface CpuWasmOptions extends WasmMemoryOptions {
+  /** Worker threads for large kernels; default: hardware concurrency - 1 (0 disables threads). */
+  readonly workers?: number;
+}
+
+export class CpuWasmBackend implements Backend<number> {
+  readonly name = CPU_WASM;
+  readonly deviceTypes = Object.freeze(['cpu', 'cpu_pinned', 'cpu_shared'] as const);
+  readonly capabilities: BackendCapabilities;
+  readonly runtime: CpuWasmRuntime;
+
+  constructor(options: CpuWasmOptions = {}) {
+    const memory = new WasmMemory(options);
+    this.runtime = new CpuWasmRuntime(memory, detectFeatures());
+    this.capabilities = Object.freeze({
+      computeDTypes: CPU_WASM_COMPUTE_DTYPES,
+      storageDTypes: Object.freeze(Object.keys(DType) as DTypeName[]),
+      syncRead: true,
+      maxBufferBytes: memory.maximumPages * 65536,
+    });
+  }
+
+  /** Every host context shares the one memory. */
+  allocator(_ctx: Context): DeviceAllocator<number> {
+    return this.runtime.memory.allocator;
+  }
+
+  install(registry: OpRegistry): void {
+    installInit(registry, this.runtime);
+    installElementwise(registry, this.runtime);
+    installReduce(registry, this.runtime);
+    installShape(registry, this.runtime);
+    installLinalg(registry, this.runtime);
+  }
+
+  write(dst: TBlob<number>, src: StorageArray): void {
+    if (src.length !== dst.size) {
+      throw new MXNetError(`cannot write ${src.length} elements into an array of ${dst.size}`, {
+        op: 'CpuWasmBackend.write',
+        shapes: [dst.shape],
+        dtypes: [dst.dtype],
+      });
+    }
+    if (dst.size === 0) return;
+    const view = this.runtime.view(dst);
+    (view as unknown as { set(a: ArrayLike<number | bigint>): void }).set(src as ArrayLike<number | bigint>);
+  }
+
+  readSync(src: TBlob<number>): StorageArray {
+    const out = new DType[src.dtype].storage(src.size);
+    if (src.size > 0)
+      (out as unknown as { set(a: ArrayLike<number | bigint>): void }).set(
+        this.runtime.view(src) as ArrayLike<number | bigint>,
+      );
+    return out;
+  }
+
+  read(src: TBlob<number>): Promise<StorageArray> {
+    return Promise.resolve(this.readSync(src));
+  }
+
+  copy(dst: TBlob<number>, src: TBlob<number>): void {
+    if (dst.size !== src.size || dst.dtype !== src.dtype) {
+      throw new MXNetError('copy needs equal dtype and size', {
+        op: '_copyto',
+        shapes: [src.shape, dst.shape],
+        dtypes: [src.dtype, dst.dtype],
+      });
+    }
+    if (src.size === 0) return;
+    const bytes = src.size * DType[src.dtype].bytes;
+    const u8 = new Uint8Array(this.runtime.memory.buffer);
+    u8.copyWithin(this.runtime.address(dst), this.runtime.address(src), this.runtime.address(src) + bytes);
+  }
+
+  dispose(): void {}
+}

@@ -1,0 +1,60 @@
+/**
+ * @mx/ops: the operator registry (MXNet's nnvm op attributes in TypeScript) and every core
+ * operator *definition* — parameters, shape/type inference, in-place options, resources and, for
+ * the elementwise family, SimpleOp expressions. No kernels live here: backends register theirs.
+ */
+export type { Backend, BackendCapabilities } from './backend.js';
+export { registerCoreOps } from './defs/index.js';
+export {
+  BINARY_FNS,
+  type BinaryFn,
+  E,
+  type ElementwiseDef,
+  type Expr,
+  exprKey,
+  exprParams,
+  UNARY_FNS,
+  type UnaryFn,
+} from './expr.js';
+export {
+  type CountFn,
+  defineOp,
+  elemwiseType,
+  type NamesFn,
+  Op,
+  type OpDef,
+  type ResourceRequestKind,
+  type ShapeSlots,
+  type StorageType,
+  type TypeSlots,
+} from './op-def.js';
+export {
+  describeParams,
+  formatParams,
+  NO_PARAMS,
+  P,
+  type ParamSchema,
+  type ParamSpec,
+  type ParamsOf,
+  parseParams,
+} from './params.js';
+export { type ElementwiseCompiler, OpRegistry } from './registry.js';
+export {
+  type Attrs,
+  type FCompute,
+  type FComputeEx,
+  type Kernel,
+  type OpContext,
+  OpReq,
+  type OpReqType,
+  type RequestedResource,
+  type TBlob,
+} from './types.js';
+
+import { registerCoreOps } from './defs/index.js';
+import { OpRegistry } from './registry.js';
+
+/** A new registry holding every core operator. */
+export function createOpRegistry(): OpRegistry {
+  return registerCoreOps(new OpRegistry());
+}

@@ -1,0 +1,208 @@
+/**
+ * Operator definitions: MXNet's nnvm attributes (`FListInputNames`, `FInferShape`, `FInferType`,
+ * `FInplaceOption`, `FMutateInputs`, `FResourceRequest`, ...) as one typed object per op.
+ *
+ * `defineOp` takes the declaration and returns an `Op` with the defaults MXNet applies filled in
+ * (one input named `data`, one output named `output`, all visible, same dtype everywhere, dense
+ * storage), so the NDArray layer, the symbol layer and backends read one normalized shape. Shape
+ * and type inference use MXNet's bidirectional convention: arrays of slots, `undefined` when
+ * unknown, filled in place, returning whether everything is known; contradictions throw.
+ */
+import { type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
+import type { ElementwiseDef } from './expr.js';
+import { type ParamSchema, type ParamsOf, parseParams } from './params.js';
+import type { Attrs, Kernel } from './types.js';
+
+/** Storage types (MXNet `NDArrayStorageType`). */
+export type StorageType = 'default' | 'row_sparse' | 'csr';
+
+/** Resources an op can request (MXNet `ResourceRequest::Type`). */
+export type ResourceRequestKind = 'random' | 'tempSpace' | 'parallelRandom';
+
+/** A count that may depend on the parsed params (MXNet `set_num_inputs(fn)`). */
+export type CountFn<A> = number | ((attrs: A) => number);
+export type NamesFn<A> = readonly string[] | ((attrs: A) => readonly string[]);
+
+/** Shape slots: `undefined` = unknown; entries may contain -1 for unknown dims. */
+export type ShapeSlots = (Shape | undefined)[];
+export type TypeSlots = (DTypeName | undefined)[];
+
+/** What an op definition declares (everything but `name` and `inferShape` is optional). */
+export interface OpDef<S extends ParamSchema = ParamSchema> {
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  readonly doc?: string;
+  readonly params?: S;
+  /** Number of inputs; default 1. A function of the params for variadic ops (Concat's `num_args`). */
+  readonly numInputs?: CountFn<ParamsOf<S>>;
+  /** Number of outputs including hidden ones; default 1. */
+  readonly numOutputs?: CountFn<ParamsOf<S>>;
+  /** Outputs the user sees; default all. */
+  readonly numVisibleOutputs?: CountFn<ParamsOf<S>>;
+  /** Default `['data']` (or `arg0..` for several inputs, MXNet `FListInputNames` default). */
+  readonly listInputNames?: NamesFn<ParamsOf<S>>;
+  /** Default `['output']` for one output, `output0..` for several. */
+  readonly listOutputNames?: NamesFn<ParamsOf<S>>;
+  /** Name of the param holding the input count (MXNet `key_var_num_args`). */
+  readonly keyVarNumArgs?: string;
+  /** Fill unknown slots from known ones; return true when every slot is known. Throw MXNetError on a mismatch. */
+  readonly inferShape: (attrs: ParamsOf<S>, inShapes: ShapeSlots, outShapes: ShapeSlots) => boolean;
+  /** Default: every input and output has the same dtype. */
+  readonly inferType?: (attrs: ParamsOf<S>, inTypes: TypeSlots, outTypes: TypeSlots) => boolean;
+  /** Default: every input and output dense. */
+  readonly inferStorageType?: (
+    attrs: ParamsOf<S>,
+    inTypes: StorageType[],
+    outTypes: StorageType[],
+  ) => boolean;
+  /** Pairs [input, output] that may share memory (MXNet `FInplaceOption`). */
+  readonly inplaceOption?: (attrs: ParamsOf<S>) => readonly (readonly [number, number])[];
+  /** For each inplace pair: the output equals the input, so sharing is safe with other readers. */
+  readonly inplaceIdentity?: (attrs: ParamsOf<S>) => readonly boolean[];
+  /** Inputs the op writes in place (optimizer states, BatchNorm moving stats). */
+  readonly mutateInputs?: (attrs: ParamsOf<S>) => readonly number[];
+  /** Inputs whose values the op does not read (`zeros_like`), so they can be freed early. */
+  readonly ignoreInputs?: (attrs: ParamsOf<S>) => readonly number[];
+  readonly resourceRequest?: (attrs: ParamsOf<S>) => readonly ResourceRequestKind[];
+  /** The op is a SimpleOp: backends compile this expression instead of registering a kernel. */
+  readonly elementwise?: ElementwiseDef;
+  /** MXNet `TIsBackward`. */
+  readonly isBackward?: boolean;
+}
+
+function countOf<A>(c: CountFn<A> | undefined, attrs: A, dflt: number): number {
+  if (c === undefined) return dflt;
+  return typeof c === 'number' ? c : c(attrs);
+}
+
+function defaultNames(prefix: string, single: string, n: number): string[] {
+  return n === 1 ? [single] : Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+}
+
+const EMPTY: readonly never[] = Object.freeze([]);
+
+/** Every input and output has the same dtype (MXNet `ElemwiseType`); fills unknowns from any known slot. */
+export function elemwiseType(opName: string, inTypes: TypeSlots, outTypes: TypeSlots): boolean {
+  let t: DTypeName | undefined;
+  for (const x of [...inTypes, ...outTypes]) {
+    if (x === undefined) continue;
+    if (t === undefined) t = x;
+    else if (x !== t) {
+      throw new MXNetError(`type inconsistent: expected all inputs and outputs to be ${t}, got ${x}`, {
+        op: opName,
+        dtypes: inTypes.map((d) => d ?? 'unknown'),
+        hint: `cast the inputs to one dtype first (astype / Cast)`,
+      });
+    }
+  }
+  if (t === undefined) return false;
+  inTypes.fill(t);
+  outTypes.fill(t);
+  return true;
+}
+
+/** A registered operator: the declaration with MXNet's defaults applied, plus its kernels per backend. */
+export class Op<S extends ParamSchema = ParamSchema> {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly doc: string;
+  readonly params: S;
+  readonly def: OpDef<S>;
+  readonly elementwise: ElementwiseDef | undefined;
+  /** True when the op has no parameters (the NDArray layer skips parsing). */
+  readonly paramless: boolean;
+  /** @internal Kernels by backend name (filled through the registry). */
+  readonly kernels = new Map<string, Kernel>();
+  readonly #emptyAttrs: ParamsOf<S> | undefined;
+
+  constructor(def: OpDef<S>) {
+    this.def = def;
+    this.name = def.name;
+    this.aliases = Object.freeze([...(def.aliases ?? [])]);
+    this.doc = def.doc ?? '';
+    this.params = (def.params ?? {}) as S;
+    this.elementwise = def.elementwise;
+    this.paramless = Object.keys(this.params).length === 0;
+    this.#emptyAttrs = this.paramless ? (Object.freeze({}) as ParamsOf<S>) : undefined;
+  }
+
+  /** Parse typed values or MXNet strings into the op's params (MXNet `ParamParser`). */
+  parseParams(input?: Readonly<Record<string, unknown>>): ParamsOf<S> {
+    if (this.#emptyAttrs !== undefined && (input === undefined || Object.keys(input).length === 0))
+      return this.#emptyAttrs;
+    return parseParams(this.params, input, this.name);
+  }
+
+  numInputs(attrs: ParamsOf<S>): number {
+    return countOf(this.def.numInputs, attrs, 1);
+  }
+
+  numOutputs(attrs: ParamsOf<S>): number {
+    return countOf(this.def.numOutputs, attrs, 1);
+  }
+
+  numVisibleOutputs(attrs: ParamsOf<S>): number {
+    return countOf(this.def.numVisibleOutputs, attrs, this.numOutputs(attrs));
+  }
+
+  listInputNames(attrs: ParamsOf<S>): readonly string[] {
+    const n = this.def.listInputNames;
+    if (n === undefined) return defaultNames('arg', 'data', this.numInputs(attrs));
+    return typeof n === 'function' ? n(attrs) : n;
+  }
+
+  listOutputNames(attrs: ParamsOf<S>): readonly string[] {
+    const n = this.def.listOutputNames;
+    if (n === undefined) return defaultNames('output', 'output', this.numOutputs(attrs));
+    return typeof n === 'function' ? n(attrs) : n;
+  }
+
+  inferShape(attrs: ParamsOf<S>, inShapes: ShapeSlots, outShapes: ShapeSlots): boolean {
+    return this.def.inferShape(attrs, inShapes, outShapes);
+  }
+
+  inferType(attrs: ParamsOf<S>, inTypes: TypeSlots, outTypes: TypeSlots): boolean {
+    if (this.def.inferType) return this.def.inferType(attrs, inTypes, outTypes);
+    return elemwiseType(this.name, inTypes, outTypes);
+  }
+
+  inferStorageType(attrs: ParamsOf<S>, inTypes: StorageType[], outTypes: StorageType[]): boolean {
+    if (this.def.inferStorageType) return this.def.inferStorageType(attrs, inTypes, outTypes);
+    outTypes.fill('default');
+    return true;
+  }
+
+  inplaceOption(attrs: ParamsOf<S>): readonly (readonly [number, number])[] {
+    return this.def.inplaceOption?.(attrs) ?? EMPTY;
+  }
+
+  inplaceIdentity(attrs: ParamsOf<S>): readonly boolean[] {
+    return this.def.inplaceIdentity?.(attrs) ?? EMPTY;
+  }
+
+  mutateInputs(attrs: ParamsOf<S>): readonly number[] {
+    return this.def.mutateInputs?.(attrs) ?? EMPTY;
+  }
+
+  ignoreInputs(attrs: ParamsOf<S>): readonly number[] {
+    return this.def.ignoreInputs?.(attrs) ?? EMPTY;
+  }
+
+  resourceRequest(attrs: ParamsOf<S>): readonly ResourceRequestKind[] {
+    return this.def.resourceRequest?.(attrs) ?? EMPTY;
+  }
+
+  /** MXNet's message suffix for inference failures: `op(shapes)`. */
+  describeCall(attrs: Attrs, inShapes: ShapeSlots): string {
+    const shapes = inShapes.map((s) => (s ? shapeToString(s) : 'unknown')).join(', ');
+    const params = Object.entries(attrs)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(', ');
+    return `${this.name}(${shapes}${params ? `; ${params}` : ''})`;
+  }
+}
+
+/** Declare an operator (typed). Register it with `OpRegistry.define` or pass the def there directly. */
+export function defineOp<S extends ParamSchema = ParamSchema>(def: OpDef<S>): OpDef<S> {
+  return def;
+}

@@ -1,0 +1,127 @@
+/**
+ * OpRegistry: the operators one program can use, and their kernels per backend.
+ *
+ * MXNet keeps one process-wide nnvm registry; here a registry is an object (a runtime owns one), so
+ * two programs, or a test and the default runtime, never see each other's registrations. Lookup is
+ * by name or alias. Kernels are registered per backend name; an elementwise (SimpleOp) op with no
+ * registered kernel gets one from the backend's expression compiler on first lookup, cached on the
+ * op, so adding a SimpleOp needs no backend change at all.
+ */
+import { MXNetError } from '@mx/base';
+import { Op, type OpDef } from './op-def.js';
+import type { ParamSchema } from './params.js';
+import type { Attrs, Kernel } from './types.js';
+
+/** Builds a kernel for an elementwise op from its expression (a backend's SimpleOp compiler). */
+export type ElementwiseCompiler = (op: Op) => Kernel;
+
+/** Closest names by edit distance, for "did you mean" hints. */
+function nearest(name: string, candidates: Iterable<string>, max = 3): string[] {
+  const dist = (a: string, b: string): number => {
+    const d = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = d[0] as number;
+      d[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const tmp = d[j] as number;
+        d[j] = Math.min(
+          (d[j] as number) + 1,
+          (d[j - 1] as number) + 1,
+          prev + (a[i - 1] === b[j - 1] ? 0 : 1),
+        );
+        prev = tmp;
+      }
+    }
+    return d[b.length] as number;
+  };
+  const lower = name.toLowerCase();
+  return [...candidates]
+    .map((c) => [c, dist(lower, c.toLowerCase())] as const)
+    .filter(([, d]) => d <= Math.max(2, name.length / 3))
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, max)
+    .map(([c]) => c);
+}
+
+export class OpRegistry {
+  readonly #ops = new Map<string, Op>();
+  readonly #byName = new Map<string, Op>();
+  readonly #compilers = new Map<string, ElementwiseCompiler>();
+
+  /** Register an operator; its name and aliases must be new. */
+  define<S extends ParamSchema>(def: OpDef<S>): Op<S> {
+    const op = new Op(def);
+    for (const n of [op.name, ...op.aliases]) {
+      if (this.#byName.has(n)) {
+        throw new MXNetError(`operator name '${n}' is already registered`, {
+          op: op.name,
+          hint: 'pick another name or alias',
+        });
+      }
+    }
+    this.#ops.set(op.name, op as unknown as Op);
+    for (const n of [op.name, ...op.aliases]) this.#byName.set(n, op as unknown as Op);
+    return op;
+  }
+
+  /** The op with this name or alias, or undefined. */
+  find(name: string): Op | undefined {
+    return this.#byName.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#byName.has(name);
+  }
+
+  /** The op with this name or alias; an MXNetError with close names otherwise. */
+  get(name: string): Op {
+    const op = this.#byName.get(name);
+    if (op) return op;
+    const close = nearest(name, this.#byName.keys());
+    throw new MXNetError(`operator ${name} is not registered`, {
+      op: name,
+      hint:
+        close.length > 0
+          ? `did you mean ${close.join(', ')}?`
+          : 'see registry.list() for the registered operators',
+    });
+  }
+
+  /** Every registered op (not aliases), sorted by name. */
+  list(): Op[] {
+    return [...this.#ops.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Every name and alias. */
+  names(): string[] {
+    return [...this.#byName.keys()].sort();
+  }
+
+  /** Register `backend`'s kernel for an op (replacing an earlier one). */
+  registerKernel<A extends Attrs = Attrs>(opName: string, backend: string, kernel: Kernel<A>): void {
+    this.get(opName).kernels.set(backend, kernel as unknown as Kernel);
+  }
+
+  /** Register `backend`'s SimpleOp expression compiler. */
+  registerElementwiseCompiler(backend: string, compiler: ElementwiseCompiler): void {
+    this.#compilers.set(backend, compiler);
+  }
+
+  /** The kernel of `op` on `backend`, compiling an elementwise op on first use; undefined if none. */
+  kernel(op: Op, backend: string): Kernel | undefined {
+    const k = op.kernels.get(backend);
+    if (k !== undefined || op.elementwise === undefined) return k;
+    const compiler = this.#compilers.get(backend);
+    if (compiler === undefined) return undefined;
+    const compiled = compiler(op);
+    op.kernels.set(backend, compiled);
+    return compiled;
+  }
+
+  /** Backends that have a kernel (or an expression compiler) for `op`. */
+  backendsFor(op: Op): string[] {
+    const out = new Set(op.kernels.keys());
+    if (op.elementwise) for (const b of this.#compilers.keys()) out.add(b);
+    return [...out].sort();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The vocabulary between operator definitions, backends and the NDArray layer (MXNet's
+ * `op_attr_types.h`): dense blobs, write requests, the op context and kernel signatures.
+ *
+ * A blob is a *contiguous* row-major window into one device allocation: `ptr` is the allocation's
+ * device pointer (opaque: a byte offset into wasm memory, a GPUBuffer, a CUDA address) and
+ * `byteOffset` where the window starts. MXNet's TBlob is dense in the same way; non-contiguous views
+ * (transposes, strided slices) are produced by operators, never handed to kernels. That keeps every
+ * kernel a loop over `size` elements and every backend's addressing one add.
+ */
+import type { Context, DTypeName, Shape } from '@mx/base';
+
+/** MXNet's `OpReqType`: what a kernel does with an output. */
+export const OpReq = Object.freeze({
+  /** Do not touch the output. */
+  null: 0,
+  /** Overwrite the output (it does not alias an input). */
+  write: 1,
+  /** Overwrite the output, which may alias an input (in-place). */
+  inplace: 2,
+  /** Add the result into the output (gradient accumulation). */
+  add: 3,
+});
+export type OpReqType = (typeof OpReq)[keyof typeof OpReq];
+
+/** A dense, contiguous, row-major array window on a device (MXNet's TBlob). */
+export interface TBlob<P = unknown> {
+  /** The device allocation's pointer (backend-specific), or null for a zero-size array. */
+  readonly ptr: P | null;
+  /** Byte offset of the first element inside the allocation. */
+  readonly byteOffset: number;
+  readonly shape: Shape;
+  readonly dtype: DTypeName;
+  /** Number of elements (product of shape; 1 for a scalar). */
+  readonly size: number;
+}
+
+/** Resources a kernel receives, in the order the op's `resourceRequest` listed them. */
+export type RequestedResource = unknown;
+
+/** Why and how an op runs (MXNet's `OpContext`). */
+export interface OpContext {
+  /** Training mode (Dropout, BatchNorm behave differently). */
+  readonly isTrain: boolean;
+  /** Gradients will be computed for this op's inputs. */
+  readonly needGrad: boolean;
+  /** Device the op runs on. */
+  readonly ctx: Context;
+  /** Resources requested by the op (`resourceRequest`), in order. */
+  readonly requested: readonly RequestedResource[];
+  /**
+   * For kernels registered with `execType: 'async'`: call exactly once when the work is done
+   * (MXNet's `async_on_complete`). Undefined for synchronous kernels.
+   */
+  readonly onComplete?: (error?: unknown) => void;
+  /** Register a function that blocks until an async kernel finishes (see the engine's RunContext). */
+  readonly setBlockingWait?: (wait: () => void) => void;
+}
+
+/** Parsed parameters of an op call (the `parsed` field of MXNet's NodeAttrs). */
+export type Attrs = Readonly<Record<string, unknown>>;
+
+/** A dense kernel (MXNet `FCompute<xpu>`). */
+export type FCompute<A extends Attrs = Attrs, P = unknown> = (
+  attrs: A,
+  ctx: OpContext,
+  inputs: readonly TBlob<P>[],
+  req: readonly OpReqType[],
+  outputs: readonly TBlob<P>[],
+) => void;
+
+/**
+ * A kernel over whole arrays (MXNet `FComputeEx<xpu>`): used for non-dense storage and kernels that
+ * need more than blobs. The array type is the NDArray layer's; backends see it as opaque here.
+ */
+export type FComputeEx<A extends Attrs = Attrs> = (
+  attrs: A,
+  ctx: OpContext,
+  inputs: readonly unknown[],
+  req: readonly OpReqType[],
+  outputs: readonly unknown[],
+) => void;
+
+/** A backend's kernel for one op. */
+export interface Kernel<A extends Attrs = Attrs, P = unknown> {
+  readonly compute?: FCompute<A, P>;
+  readonly computeEx?: FComputeEx<A>;
+  /** `sync` (default): done when compute returns. `async`: done when `ctx.onComplete` is called. */
+  readonly execType?: 'sync' | 'async';
+  /** Dtypes this kernel computes in (checked before pushing); default: the backend's compute dtypes. */
+  readonly dtypes?: readonly DTypeName[];
+}
