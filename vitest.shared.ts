@@ -5,6 +5,7 @@
  * Node 20 that crashed the report ("Map.groupBy is not a function") and hid the assertion. The
  * config file runs in vitest's main process, so defining the missing ES2024 function here fixes it.
  */
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 type GroupBy = <K, T>(items: Iterable<T>, key: (item: T, index: number) => K) => Map<K, T[]>;
@@ -23,7 +24,16 @@ if (typeof MapWithGroupBy.groupBy !== 'function') {
   };
 }
 
+// Tests import sibling packages from source, not from dist: a change in @mx/ops is seen by
+// @mx/cpu-wasm's tests without rebuilding, and parallel work never races on a half-written dist.
+// (Benchmarks and the published packages use dist.)
+const root = fileURLToPath(new URL('.', import.meta.url));
+const PACKAGES = ['base', 'engine', 'storage', 'ops', 'ndarray', 'cpu-wasm', 'conformance'];
+
 export default defineConfig({
+  resolve: {
+    alias: PACKAGES.map((p) => ({ find: `@mx/${p}`, replacement: `${root}packages/${p}/src/index.ts` })),
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
