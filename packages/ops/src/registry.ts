@@ -47,6 +47,8 @@ export class OpRegistry {
   readonly #ops = new Map<string, Op>();
   readonly #byName = new Map<string, Op>();
   readonly #compilers = new Map<string, ElementwiseCompiler>();
+  /** Kernels registered before their op was defined: op name → backend → kernel. */
+  readonly #pending = new Map<string, Map<string, Kernel>>();
 
   /** Register an operator; its name and aliases must be new. */
   define<S extends ParamSchema>(def: OpDef<S>): Op<S> {
@@ -60,7 +62,14 @@ export class OpRegistry {
       }
     }
     this.#ops.set(op.name, op as unknown as Op);
-    for (const n of [op.name, ...op.aliases]) this.#byName.set(n, op as unknown as Op);
+    for (const n of [op.name, ...op.aliases]) {
+      this.#byName.set(n, op as unknown as Op);
+      const waiting = this.#pending.get(n);
+      if (waiting) {
+        for (const [backend, kernel] of waiting) op.kernels.set(backend, kernel);
+        this.#pending.delete(n);
+      }
+    }
     return op;
   }
 
@@ -97,9 +106,28 @@ export class OpRegistry {
     return [...this.#byName.keys()].sort();
   }
 
-  /** Register `backend`'s kernel for an op (replacing an earlier one). */
+  /**
+   * Register `backend`'s kernel for an op (replacing an earlier one). An op not defined yet gets the
+   * kernel when it is defined, so backends and operator packages can be installed in any order (and
+   * a backend can carry kernels for ops a registry does not define); `pendingKernels()` lists them.
+   */
   registerKernel<A extends Attrs = Attrs>(opName: string, backend: string, kernel: Kernel<A>): void {
-    this.get(opName).kernels.set(backend, kernel as unknown as Kernel);
+    const op = this.#byName.get(opName);
+    if (op) {
+      op.kernels.set(backend, kernel as unknown as Kernel);
+      return;
+    }
+    let m = this.#pending.get(opName);
+    if (!m) {
+      m = new Map();
+      this.#pending.set(opName, m);
+    }
+    m.set(backend, kernel as unknown as Kernel);
+  }
+
+  /** Kernels waiting for an op definition: `[opName, backend]` pairs. */
+  pendingKernels(): [string, string][] {
+    return [...this.#pending].flatMap(([op, m]) => [...m.keys()].map((b) => [op, b] as [string, string]));
   }
 
   /** Register `backend`'s SimpleOp expression compiler. */

@@ -1,0 +1,11 @@
+/**
+ * @mx/ndarray: MXNet's NDArray for TypeScript. A `Runtime` ties an engine, storage, the operator
+ * registry and backends together; `runtime.nd` creates arrays and runs any registered operator
+ * asynchronously through the engine; reads (`await x.data()`) wait for pending work and surface
+ * failures, as in MXNet.
+ */
+export type { NestedArray } from './host.js';
+export type { InvokeOptions } from './invoke.js';
+export type { CreateOptions, Nd, NdBase, OpCallParams, OpFunction } from './nd.js';
+export { NDArray, type OpParams } from './ndarray.js';
+export { createRuntime, type Leak, type MemoryStats, Runtime, type RuntimeOptions } from './runtime.js';

@@ -1,0 +1,233 @@
+/**
+ * Imperative invoke (MXNet `Imperative::Invoke`): what every operator call on NDArrays does.
+ *
+ * Parse params, check the inputs (live, one device), infer output shapes and dtypes, find the
+ * backend's kernel and check its dtypes, allocate outputs (or use `out`), then push one engine op
+ * that reads the input chunks' vars and writes the output chunks' vars (plus the vars of requested
+ * resources). The call returns as soon as the op is pushed; a failure inside the kernel is stored
+ * by the engine on the outputs and surfaces when they are read, as in MXNet. Everything that can be
+ * checked before pushing is checked before anything is allocated, so a bad call changes nothing.
+ */
+import { type Context, type DTypeName, MXNetError, type Shape, shapeSize } from '@mx/base';
+import type { Var } from '@mx/engine';
+import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
+import type { NDArray } from './ndarray.js';
+import type { Runtime } from './runtime.js';
+
+export interface InvokeOptions {
+  /** Write into these arrays instead of allocating (MXNet `out=`). */
+  readonly out?: NDArray | readonly NDArray[];
+  /** With `out`: `write` (default) overwrites, `add` accumulates (MXNet kAddTo). */
+  readonly req?: 'write' | 'add';
+  /** Device for ops without inputs (creation ops); default: the `ctx` param, else the runtime's default. */
+  readonly ctx?: Context;
+  /** Training mode passed to the kernel (OpContext.isTrain). */
+  readonly isTrain?: boolean;
+}
+
+function callError(
+  op: Op,
+  message: string,
+  inputs: readonly NDArray[],
+  params: unknown,
+  hint?: string,
+): MXNetError {
+  return new MXNetError(message, {
+    op: op.name,
+    params: (params ?? {}) as Record<string, unknown>,
+    shapes: inputs.map((a) => a.shape),
+    dtypes: inputs.map((a) => a.dtype),
+    device: inputs[0]?.ctx.toString(),
+    hint,
+  });
+}
+
+/** Run `op` on `inputs`; returns all outputs (visible first; the caller trims hidden ones). */
+export function invokeOp(
+  rt: Runtime,
+  op: Op,
+  inputs: readonly NDArray[],
+  params: Readonly<Record<string, unknown>> | undefined,
+  options: InvokeOptions = {},
+): NDArray[] {
+  const attrs = op.parseParams(params);
+  const nIn = op.numInputs(attrs);
+  if (inputs.length !== nIn) {
+    throw callError(
+      op,
+      `expected ${nIn} input(s), got ${inputs.length}`,
+      inputs,
+      params,
+      `inputs: ${op.listInputNames(attrs).join(', ')}`,
+    );
+  }
+  let ctx: Context;
+  if (nIn > 0) {
+    const first = inputs[0] as NDArray;
+    ctx = first.ctx;
+    for (let i = 0; i < nIn; i++) {
+      const a = inputs[i] as NDArray;
+      a.checkLive(op.name);
+      if (a.ctx !== ctx) {
+        throw callError(
+          op,
+          `inputs are on different devices (${ctx} and ${a.ctx}); implicit cross-device use is not allowed`,
+          inputs,
+          params,
+          `copy explicitly first, e.g. x.copyTo(${ctx})`,
+        );
+      }
+    }
+  } else {
+    ctx = options.ctx ?? rt.contextFromParam((attrs as { ctx?: unknown }).ctx, op.name);
+  }
+
+  // Shape and dtype inference.
+  const nOut = op.numOutputs(attrs);
+  const inShapes: (Shape | undefined)[] = new Array(nIn);
+  const inTypes: (DTypeName | undefined)[] = new Array(nIn);
+  for (let i = 0; i < nIn; i++) {
+    const a = inputs[i] as NDArray;
+    inShapes[i] = a.shape;
+    inTypes[i] = a.dtype;
+  }
+  const outArg =
+    options.out === undefined
+      ? undefined
+      : Array.isArray(options.out)
+        ? options.out
+        : [options.out as NDArray];
+  const outShapes: (Shape | undefined)[] = new Array(nOut).fill(undefined);
+  const outTypes: (DTypeName | undefined)[] = new Array(nOut).fill(undefined);
+  let known: boolean;
+  try {
+    known = op.inferShape(attrs, inShapes, outShapes) && op.inferType(attrs, inTypes, outTypes);
+  } catch (e) {
+    if (e instanceof MXNetError && e.shapes === undefined) {
+      throw new MXNetError(e.message.replace(/^[^:]*: /, ''), {
+        op: op.name,
+        params: params as Record<string, unknown>,
+        shapes: inputs.map((a) => a.shape),
+        dtypes: inputs.map((a) => a.dtype),
+        device: ctx.toString(),
+        hint: e.hint,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+  if (!known) throw callError(op, 'could not infer the output shapes/dtypes from the inputs', inputs, params);
+
+  const backend = rt.backendFor(ctx, op.name);
+  const kernel: Kernel | undefined = rt.registry.kernel(op, backend.name);
+  if (kernel?.compute === undefined) {
+    throw callError(
+      op,
+      `operator ${op.name} has no kernel on backend ${backend.name}`,
+      inputs,
+      params,
+      `backends with a kernel: ${rt.registry.backendsFor(op).join(', ') || 'none'}`,
+    );
+  }
+  const dtypes = kernel.dtypes ?? backend.capabilities.computeDTypes;
+  for (const t of [...inTypes, ...outTypes]) {
+    if (!dtypes.includes(t as DTypeName)) {
+      throw callError(
+        op,
+        `dtype ${t} is not supported by ${op.name} on ${backend.name} (${ctx})`,
+        inputs,
+        params,
+        `supported: ${dtypes.join(', ')}; cast with astype()`,
+      );
+    }
+  }
+
+  // Outputs.
+  let outputs: NDArray[];
+  const req: OpReqType[] = new Array(nOut);
+  if (outArg !== undefined) {
+    if (outArg.length !== nOut)
+      throw callError(op, `out= needs ${nOut} array(s), got ${outArg.length}`, inputs, params);
+    for (let i = 0; i < nOut; i++) {
+      const o = outArg[i] as NDArray;
+      o.checkLive(op.name);
+      const s = outShapes[i] as Shape;
+      if (
+        o.ctx !== ctx ||
+        o.dtype !== outTypes[i] ||
+        o.shape.length !== s.length ||
+        o.shape.some((d, j) => d !== s[j])
+      ) {
+        throw callError(
+          op,
+          `out= array ${i} is ${o.dtype} ${JSON.stringify(o.shape)} on ${o.ctx}; the op produces ${outTypes[i]} ${JSON.stringify(s)} on ${ctx}`,
+          inputs,
+          params,
+        );
+      }
+      req[i] = options.req === 'add' ? OpReq.add : OpReq.write;
+    }
+    outputs = outArg as NDArray[];
+  } else {
+    outputs = new Array(nOut);
+    for (let i = 0; i < nOut; i++) {
+      outputs[i] = rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx);
+      req[i] = OpReq.write;
+    }
+  }
+
+  // Vars, blobs, resources.
+  const constVars: Var[] = new Array(nIn);
+  const inBlobs: TBlob[] = new Array(nIn);
+  for (let i = 0; i < nIn; i++) {
+    const a = inputs[i] as NDArray;
+    constVars[i] = a.chunkVar;
+    inBlobs[i] = a.blob();
+  }
+  const mutateVars: Var[] = new Array(nOut);
+  const outBlobs: TBlob[] = new Array(nOut);
+  for (let i = 0; i < nOut; i++) {
+    const o = outputs[i] as NDArray;
+    mutateVars[i] = o.chunkVar;
+    outBlobs[i] = o.blob();
+  }
+  // Mutated inputs (optimizer states) are written too.
+  for (const i of op.mutateInputs(attrs)) mutateVars.push((inputs[i] as NDArray).chunkVar);
+  const kinds = op.resourceRequest(attrs);
+  const requested = kinds.length === 0 ? [] : kinds.map((k) => rt.resources.request(ctx, k));
+  for (const r of requested) if (r.var !== undefined) mutateVars.push(r.var as Var);
+
+  const isTrain = options.isTrain ?? false;
+  const compute = kernel.compute;
+  const name = op.name;
+  if (kernel.execType === 'async') {
+    rt.engine.pushAsync(
+      (runCtx, onComplete) => {
+        const opCtx: OpContext = {
+          isTrain,
+          needGrad: false,
+          ctx,
+          requested,
+          onComplete,
+          setBlockingWait: (w) => runCtx.setBlockingWait(w),
+        };
+        compute(attrs, opCtx, inBlobs, req, outBlobs);
+      },
+      ctx,
+      constVars,
+      mutateVars,
+      { name },
+    );
+  } else {
+    const opCtx: OpContext = { isTrain, needGrad: false, ctx, requested };
+    rt.engine.pushSync(() => compute(attrs, opCtx, inBlobs, req, outBlobs), ctx, constVars, mutateVars, {
+      name,
+    });
+  }
+  return outputs;
+}
+
+/** Bytes of `shape` × `dtype` (0 for zero-size arrays). */
+export function byteSize(shape: Shape, bytesPerElement: number): number {
+  return shapeSize(shape) * bytesPerElement;
+}

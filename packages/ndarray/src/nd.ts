@@ -1,0 +1,202 @@
+/**
+ * `nd`: the NDArray namespace of a runtime (MXNet's `mx.nd`). Typed helpers for what users type
+ * most (creation, arithmetic with NumPy broadcasting and scalars, waits, scopes, memory), and —
+ * through a Proxy — a function for every operator in the registry, so `nd.FullyConnected(x, w, b,
+ * { num_hidden: 10 })` works for any registered op (third-party ones too) without code generation.
+ *
+ * Op function calling convention (MXNet's `mx.nd.<op>(*inputs, **params)` in TypeScript): the
+ * NDArray arguments are the inputs in order, an optional trailing plain object holds the params
+ * plus `out`/`ctx`/`req`. Variadic ops get their count param (`num_args`) filled in. One visible
+ * output returns an NDArray, several return an array.
+ */
+import { type Context, type DTypeName, MXNetError, type Shape, type StorageArray, shapeSize } from '@mx/base';
+import { flattenNested, type NestedArray, nestedShape } from './host.js';
+import type { InvokeOptions } from './invoke.js';
+import { NDArray, type OpParams } from './ndarray.js';
+import type { MemoryStats, Runtime } from './runtime.js';
+
+/** A generated operator function. */
+export type OpFunction = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray | NDArray[];
+
+/** Params of an op call plus the invoke options. */
+export type OpCallParams = OpParams & {
+  readonly out?: NDArray | readonly NDArray[];
+  readonly ctx?: Context | string;
+  readonly req?: 'write' | 'add';
+};
+
+export interface CreateOptions {
+  readonly dtype?: DTypeName;
+  readonly ctx?: Context;
+}
+
+type Operand = NDArray | number;
+
+export interface NdBase {
+  /** An array from nested JS arrays or a typed array (`shape` required for flat typed data). */
+  array(values: NestedArray | StorageArray, options?: CreateOptions & { readonly shape?: Shape }): NDArray;
+  empty(shape: Shape, options?: CreateOptions): NDArray;
+  zeros(shape: Shape, options?: CreateOptions): NDArray;
+  ones(shape: Shape, options?: CreateOptions): NDArray;
+  full(shape: Shape, value: number, options?: CreateOptions): NDArray;
+  arange(start: number, stop?: number, step?: number, options?: CreateOptions): NDArray;
+  zerosLike(a: NDArray): NDArray;
+  onesLike(a: NDArray): NDArray;
+  add(a: Operand, b: Operand): NDArray;
+  subtract(a: Operand, b: Operand): NDArray;
+  multiply(a: Operand, b: Operand): NDArray;
+  divide(a: Operand, b: Operand): NDArray;
+  modulo(a: Operand, b: Operand): NDArray;
+  power(a: Operand, b: Operand): NDArray;
+  maximum(a: Operand, b: Operand): NDArray;
+  minimum(a: Operand, b: Operand): NDArray;
+  /** Run any registered op by name (same as `nd[name](...)`). */
+  invoke(op: string, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[];
+  waitall(): Promise<void>;
+  scope<R>(body: () => R | Promise<R>): Promise<R>;
+  scopeSync<R>(body: () => R): R;
+  keep<T extends NDArray>(a: T): T;
+  memory(): MemoryStats;
+  leakCheck(body: () => unknown | Promise<unknown>): Promise<void>;
+  /** The runtime this namespace belongs to. */
+  readonly runtime: Runtime;
+}
+
+export type Nd = NdBase & { readonly [op: string]: OpFunction };
+
+const HOST_DTYPE = new Map<unknown, DTypeName>([
+  [Float32Array, 'float32'],
+  [Float64Array, 'float64'],
+  [Int32Array, 'int32'],
+  [Int8Array, 'int8'],
+  [Uint8Array, 'uint8'],
+  [Int16Array, 'int16'],
+  [Uint16Array, 'uint16'],
+  [Uint32Array, 'uint32'],
+  [BigInt64Array, 'int64'],
+  [BigUint64Array, 'uint64'],
+]);
+
+function isParams(x: unknown): x is OpCallParams {
+  return x !== null && typeof x === 'object' && !(x instanceof NDArray) && !Array.isArray(x);
+}
+
+export function createNd(rt: Runtime): Nd {
+  const opFunctions = new Map<string, OpFunction>();
+
+  const call = (name: string, args: readonly (NDArray | OpCallParams | undefined)[]): NDArray | NDArray[] => {
+    const op = rt.registry.get(name);
+    const inputs: NDArray[] = [];
+    let params: OpCallParams | undefined;
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      if (a instanceof NDArray) inputs.push(a);
+      else if (i === args.length - 1 && (a === undefined || isParams(a))) params = a;
+      else
+        throw new MXNetError(`argument ${i} is neither an NDArray nor a trailing params object`, {
+          op: name,
+        });
+    }
+    let { out, ctx, req, ...rest } = params ?? {};
+    const key = op.def.keyVarNumArgs;
+    if (key !== undefined && rest[key] === undefined) rest = { ...rest, [key]: inputs.length };
+    const outs = rt.invoke(op, inputs, rest, {
+      out,
+      req,
+      ctx: typeof ctx === 'string' ? rt.contextFromParam(ctx, name) : ctx,
+    });
+    return outs.length === 1 ? (outs[0] as NDArray) : outs;
+  };
+
+  const create = (opName: string, params: OpParams, options?: CreateOptions): NDArray =>
+    rt.invoke(
+      opName,
+      [],
+      { ...params, dtype: options?.dtype ?? 'float32' },
+      { ctx: options?.ctx },
+    )[0] as NDArray;
+
+  const binary =
+    (arrayOp: string, scalarOp: string, rScalarOp: string) =>
+    (a: Operand, b: Operand): NDArray => {
+      if (a instanceof NDArray && b instanceof NDArray) return rt.invoke(arrayOp, [a, b])[0] as NDArray;
+      if (a instanceof NDArray) return rt.invoke(scalarOp, [a], { scalar: b })[0] as NDArray;
+      if (b instanceof NDArray) return rt.invoke(rScalarOp, [b], { scalar: a })[0] as NDArray;
+      throw new MXNetError('at least one operand must be an NDArray', { op: arrayOp });
+    };
+
+  const base: NdBase = {
+    runtime: rt,
+    array(values, options = {}) {
+      const ctx = options.ctx ?? rt.defaultContext;
+      let shape: Shape;
+      let dtype: DTypeName;
+      let data: StorageArray;
+      if (ArrayBuffer.isView(values)) {
+        const hostType = HOST_DTYPE.get(values.constructor);
+        if (hostType === undefined) throw new MXNetError('unsupported typed array', { op: 'nd.array' });
+        dtype = options.dtype ?? hostType;
+        shape = options.shape ?? [values.length];
+        if (shapeSize(shape) !== values.length) {
+          throw new MXNetError(`shape (${shape}) needs ${shapeSize(shape)} values, got ${values.length}`, {
+            op: 'nd.array',
+          });
+        }
+        data = flattenNested(Array.from(values as ArrayLike<number>), dtype, values.length);
+        if (dtype === hostType) data = (values as StorageArray).slice();
+      } else {
+        shape = nestedShape(values as NestedArray);
+        dtype = options.dtype ?? 'float32';
+        if (options.shape && shapeSize(options.shape) === shapeSize(shape)) shape = options.shape;
+        data = flattenNested(values as NestedArray, dtype, shapeSize(shape));
+      }
+      const a = rt.empty(shape, dtype, ctx);
+      rt.write(a, data);
+      return a;
+    },
+    empty: (shape, options) =>
+      rt.empty(shape, options?.dtype ?? 'float32', options?.ctx ?? rt.defaultContext),
+    zeros: (shape, options) => create('_zeros', { shape }, options),
+    ones: (shape, options) => create('_ones', { shape }, options),
+    full: (shape, value, options) => create('_full', { shape, value }, options),
+    arange: (start, stop, step = 1, options) =>
+      create(
+        '_arange',
+        stop === undefined ? { start: 0, stop: start, step } : { start, stop, step },
+        options,
+      ),
+    zerosLike: (a) => rt.invoke('zeros_like', [a])[0] as NDArray,
+    onesLike: (a) => rt.invoke('ones_like', [a])[0] as NDArray,
+    add: binary('broadcast_add', '_plus_scalar', '_plus_scalar'),
+    subtract: binary('broadcast_sub', '_minus_scalar', '_rminus_scalar'),
+    multiply: binary('broadcast_mul', '_mul_scalar', '_mul_scalar'),
+    divide: binary('broadcast_div', '_div_scalar', '_rdiv_scalar'),
+    modulo: binary('broadcast_mod', '_mod_scalar', '_rmod_scalar'),
+    power: binary('broadcast_power', '_power_scalar', '_rpower_scalar'),
+    maximum: binary('broadcast_maximum', '_maximum_scalar', '_maximum_scalar'),
+    minimum: binary('broadcast_minimum', '_minimum_scalar', '_minimum_scalar'),
+    invoke: (op, inputs, params, options) => rt.invoke(op, inputs, params, options),
+    waitall: () => rt.waitall(),
+    scope: (body) => rt.scope(body),
+    scopeSync: (body) => rt.scopeSync(body),
+    keep: (a) => rt.keep(a),
+    memory: () => rt.memory(),
+    leakCheck: (body) => rt.leakCheck(body),
+  };
+
+  return new Proxy(base as Nd, {
+    get(target, prop, receiver) {
+      if (typeof prop !== 'string' || prop in target) return Reflect.get(target, prop, receiver);
+      if (!rt.registry.has(prop)) return undefined;
+      let f = opFunctions.get(prop);
+      if (f === undefined) {
+        f = (...args) => call(prop, args);
+        opFunctions.set(prop, f);
+      }
+      return f;
+    },
+    has(target, prop) {
+      return prop in target || (typeof prop === 'string' && rt.registry.has(prop));
+    },
+  });
+}

@@ -1,0 +1,425 @@
+/**
+ * NDArray: MXNet's asynchronous n-dimensional array.
+ *
+ * An array is a window (shape, dtype, byte offset) on a reference-counted storage chunk; views
+ * (`reshape`, `slice` along the first axis, `at`) share the chunk, so writes through one are seen by
+ * the others, as in MXNet. Every operation is pushed to the engine and returns at once; reads
+ * (`data`, `array`, `waitToRead`) wait for the writes pushed before them and rethrow a failure of
+ * the ops that produced the array. Operators are reached through the runtime (`nd.*`) and through the
+ * common methods below, which are thin calls to registered ops.
+ *
+ * Life cycle: `dispose()` (or `using`) releases the chunk reference; the storage is freed by the
+ * engine after every pending op on it. A FinalizationRegistry releases arrays that were dropped
+ * without dispose, as a safety net only.
+ */
+import {
+  type Context,
+  DType,
+  type DTypeName,
+  MXNetError,
+  type Shape,
+  type StorageArray,
+  shapeSize,
+  shapeToString,
+} from '@mx/base';
+import type { Var } from '@mx/engine';
+import type { TBlob } from '@mx/ops';
+import type { Chunk } from './chunk.js';
+import { type NestedArray, toNested } from './host.js';
+import type { InvokeOptions } from './invoke.js';
+import type { Runtime } from './runtime.js';
+
+/** Params object accepted by op methods (MXNet keyword arguments). */
+export type OpParams = Readonly<Record<string, unknown>>;
+
+export class NDArray {
+  readonly shape: readonly number[];
+  readonly dtype: DTypeName;
+  readonly ctx: Context;
+  readonly size: number;
+  /** Storage type (dense only in this version). */
+  readonly stype = 'default' as const;
+  /** @internal */
+  readonly runtime: Runtime;
+  #chunk: Chunk;
+  readonly #byteOffset: number;
+  #disposed = false;
+
+  /** @internal Use the runtime's `nd` functions to create arrays. */
+  constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: DTypeName, byteOffset: number) {
+    this.runtime = runtime;
+    this.#chunk = chunk;
+    this.shape = Object.freeze([...shape]);
+    this.dtype = dtype;
+    this.ctx = chunk.ctx;
+    this.size = shapeSize(shape);
+    this.#byteOffset = byteOffset;
+    runtime.track(this, chunk);
+  }
+
+  get ndim(): number {
+    return this.shape.length;
+  }
+
+  /** True once disposed. */
+  get isDisposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** @internal The engine var of the chunk. */
+  get chunkVar(): Var {
+    return this.#chunk.var;
+  }
+
+  /** @internal */
+  get chunk(): Chunk {
+    return this.#chunk;
+  }
+
+  /** @internal Throws when the array was disposed. */
+  checkLive(op: string): void {
+    if (this.#disposed) {
+      throw new MXNetError(`array ${shapeToString(this.shape)} ${this.dtype} on ${this.ctx} was disposed`, {
+        op,
+        shapes: [this.shape],
+        device: this.ctx.toString(),
+        hint: 'keep the array alive (do not dispose it, or return it from the scope) while it is used',
+      });
+    }
+  }
+
+  /** @internal The kernel-facing blob. */
+  blob(): TBlob {
+    return {
+      ptr: this.#chunk.ptr,
+      byteOffset: this.#byteOffset,
+      shape: this.shape,
+      dtype: this.dtype,
+      size: this.size,
+    };
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** Resolve when every write pushed to this array so far is done; rejects with their failure. */
+  async waitToRead(): Promise<void> {
+    this.checkLive('waitToRead');
+    await this.runtime.engine.waitForVar(this.#chunk.var);
+  }
+
+  /** Synchronous waitToRead (backends that can block only). */
+  waitToReadSync(): void {
+    this.checkLive('waitToReadSync');
+    this.runtime.engine.waitForVarSync(this.#chunk.var);
+  }
+
+  /** A host copy of the values (typed array of the dtype's storage type), after pending writes. */
+  async data(): Promise<StorageArray> {
+    this.checkLive('data');
+    return this.runtime.readArray(this);
+  }
+
+  /** Synchronous `data()`, where the backend can block (cpu-wasm in Node and workers). */
+  dataSync(): StorageArray {
+    this.checkLive('dataSync');
+    const backend = this.#chunk.backend;
+    if (!backend.capabilities.syncRead) {
+      throw new MXNetError(`${backend.name} cannot read synchronously`, {
+        op: 'dataSync',
+        device: this.ctx.toString(),
+        hint: 'use await x.data()',
+      });
+    }
+    this.runtime.engine.waitForVarSync(this.#chunk.var);
+    return backend.readSync(this.blob());
+  }
+
+  /** The values as nested JS arrays (a scalar for a zero-dim array). */
+  async array(): Promise<NestedArray> {
+    return toNested(await this.data(), this.shape, this.dtype);
+  }
+
+  arraySync(): NestedArray {
+    return toNested(this.dataSync(), this.shape, this.dtype);
+  }
+
+  /** The single value of a size-1 array (MXNet `asscalar`). */
+  async item(): Promise<number | bigint | boolean> {
+    if (this.size !== 1) {
+      throw new MXNetError(`item() needs an array of size 1, got ${shapeToString(this.shape)}`, {
+        op: 'item',
+        shapes: [this.shape],
+      });
+    }
+    return toNested(await this.data(), [], this.dtype) as number | bigint | boolean;
+  }
+
+  // ---- views and copies ----------------------------------------------------------------------
+
+  /** A view with a new shape (MXNet `reshape`, special codes 0/-1/-2/-3/-4 allowed); shares storage. */
+  reshape(shape: readonly number[], options: { reverse?: boolean } = {}): NDArray {
+    this.checkLive('reshape');
+    const target = this.runtime.inferReshape(this, shape, options.reverse ?? false);
+    return this.runtime.view(this, target, this.#byteOffset);
+  }
+
+  /** Rows [begin, end) of the first axis as a view (MXNet `NDArray.slice`). Negative indices count from the end. */
+  slice(begin: number, end?: number): NDArray {
+    this.checkLive('slice');
+    if (this.ndim === 0)
+      throw new MXNetError('cannot slice a zero-dim array', { op: 'slice', shapes: [this.shape] });
+    const n = this.shape[0] as number;
+    const norm = (i: number) => (i < 0 ? Math.max(0, i + n) : Math.min(i, n));
+    const b = norm(begin);
+    const e = Math.max(b, norm(end ?? n));
+    if (!Number.isInteger(begin) || (end !== undefined && !Number.isInteger(end))) {
+      throw new MXNetError(`slice bounds must be integers, got (${begin}, ${end})`, {
+        op: 'slice',
+        shapes: [this.shape],
+      });
+    }
+    const rowBytes = (this.size / n || shapeSize(this.shape.slice(1))) * DType[this.dtype].bytes;
+    return this.runtime.view(this, [e - b, ...this.shape.slice(1)], this.#byteOffset + b * rowBytes);
+  }
+
+  /**
+   * Index the leading axes with integers: `x.at(i)` is `x[i]`, `x.at(i, j)` is `x[i, j]`; a full index
+   * gives a zero-dim array. A view sharing storage. Negative indices count from the end.
+   */
+  at(...indices: number[]): NDArray {
+    this.checkLive('at');
+    if (indices.length > this.ndim) {
+      throw new MXNetError(`too many indices (${indices.length}) for an array of ${this.ndim} dims`, {
+        op: 'at',
+        shapes: [this.shape],
+      });
+    }
+    let offset = 0;
+    let stride = this.size;
+    for (let k = 0; k < indices.length; k++) {
+      const n = this.shape[k] as number;
+      const raw = indices[k] as number;
+      const i = raw < 0 ? raw + n : raw;
+      if (!Number.isInteger(raw) || i < 0 || i >= n) {
+        throw new MXNetError(`index ${raw} is out of bounds for axis ${k} with size ${n}`, {
+          op: 'at',
+          shapes: [this.shape],
+        });
+      }
+      stride = stride / n;
+      offset += i * stride;
+    }
+    return this.runtime.view(
+      this,
+      this.shape.slice(indices.length),
+      this.#byteOffset + offset * DType[this.dtype].bytes,
+    );
+  }
+
+  /** A copy on `target` (a context, or an existing array to overwrite; MXNet `copyto`). */
+  copyTo(target: Context | NDArray): NDArray {
+    this.checkLive('copyTo');
+    return this.runtime.copy(this, target);
+  }
+
+  /** A copy (same device). */
+  copy(): NDArray {
+    return this.copyTo(this.ctx);
+  }
+
+  /** A copy converted to `dtype` (MXNet `astype`, copy=True). */
+  astype(dtype: DTypeName): NDArray {
+    this.checkLive('astype');
+    if (dtype === this.dtype) return this.copy();
+    return this.op1('Cast', { dtype });
+  }
+
+  /** Overwrite every element with `value`, or copy values from an array/host data of the same size. */
+  set(value: number | NDArray | ArrayLike<number | bigint>): this {
+    this.checkLive('set');
+    this.runtime.assign(this, value);
+    return this;
+  }
+
+  // ---- op helpers ------------------------------------------------------------------------------
+
+  /** @internal Invoke an op on [this, ...others] and return its first output. */
+  op1(name: string, params?: OpParams, others: readonly NDArray[] = [], options?: InvokeOptions): NDArray {
+    return this.runtime.invoke(name, [this, ...others], params, options)[0] as NDArray;
+  }
+
+  #arith(arrayOp: string, scalarOp: string, other: NDArray | number, options?: InvokeOptions): NDArray {
+    return typeof other === 'number'
+      ? this.op1(scalarOp, { scalar: other }, [], options)
+      : this.op1(arrayOp, undefined, [other], options);
+  }
+
+  add(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_add', '_plus_scalar', y);
+  }
+  sub(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_sub', '_minus_scalar', y);
+  }
+  mul(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_mul', '_mul_scalar', y);
+  }
+  div(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_div', '_div_scalar', y);
+  }
+  mod(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_mod', '_mod_scalar', y);
+  }
+  pow(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_power', '_power_scalar', y);
+  }
+  maximum(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_maximum', '_maximum_scalar', y);
+  }
+  minimum(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_minimum', '_minimum_scalar', y);
+  }
+  equal(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_equal', '_equal_scalar', y);
+  }
+  notEqual(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_not_equal', '_not_equal_scalar', y);
+  }
+  greater(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_greater', '_greater_scalar', y);
+  }
+  greaterEqual(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_greater_equal', '_greater_equal_scalar', y);
+  }
+  lesser(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_lesser', '_lesser_scalar', y);
+  }
+  lesserEqual(y: NDArray | number): NDArray {
+    return this.#arith('broadcast_lesser_equal', '_lesser_equal_scalar', y);
+  }
+
+  /** `x += y` (MXNet `__iadd__`: the op writes into x). */
+  addInplace(y: NDArray | number): this {
+    this.#inplace('elemwise_add', '_plus_scalar', y);
+    return this;
+  }
+  subInplace(y: NDArray | number): this {
+    this.#inplace('elemwise_sub', '_minus_scalar', y);
+    return this;
+  }
+  mulInplace(y: NDArray | number): this {
+    this.#inplace('elemwise_mul', '_mul_scalar', y);
+    return this;
+  }
+  divInplace(y: NDArray | number): this {
+    this.#inplace('elemwise_div', '_div_scalar', y);
+    return this;
+  }
+
+  #inplace(sameShapeOp: string, scalarOp: string, y: NDArray | number): void {
+    this.checkLive(sameShapeOp);
+    if (typeof y === 'number') {
+      this.op1(scalarOp, { scalar: y }, [], { out: this });
+      return;
+    }
+    const same = y.shape.length === this.shape.length && y.shape.every((d, i) => d === this.shape[i]);
+    this.op1(same ? sameShapeOp : sameShapeOp.replace('elemwise_', 'broadcast_'), undefined, [y], {
+      out: this,
+    });
+  }
+
+  neg(): NDArray {
+    return this.op1('negative');
+  }
+  abs(): NDArray {
+    return this.op1('abs');
+  }
+  exp(): NDArray {
+    return this.op1('exp');
+  }
+  log(): NDArray {
+    return this.op1('log');
+  }
+  sqrt(): NDArray {
+    return this.op1('sqrt');
+  }
+  square(): NDArray {
+    return this.op1('square');
+  }
+  relu(): NDArray {
+    return this.op1('relu');
+  }
+  sigmoid(): NDArray {
+    return this.op1('sigmoid');
+  }
+  tanh(): NDArray {
+    return this.op1('tanh');
+  }
+  clip(aMin: number, aMax: number): NDArray {
+    return this.op1('clip', { a_min: aMin, a_max: aMax });
+  }
+
+  sum(params?: OpParams): NDArray {
+    return this.op1('sum', params);
+  }
+  mean(params?: OpParams): NDArray {
+    return this.op1('mean', params);
+  }
+  max(params?: OpParams): NDArray {
+    return this.op1('max', params);
+  }
+  min(params?: OpParams): NDArray {
+    return this.op1('min', params);
+  }
+  prod(params?: OpParams): NDArray {
+    return this.op1('prod', params);
+  }
+  argmax(params?: OpParams): NDArray {
+    return this.op1('argmax', params);
+  }
+  argmin(params?: OpParams): NDArray {
+    return this.op1('argmin', params);
+  }
+  norm(params?: OpParams): NDArray {
+    return this.op1('norm', params);
+  }
+
+  dot(y: NDArray, params?: OpParams): NDArray {
+    return this.op1('dot', params, [y]);
+  }
+  transpose(axes?: readonly number[]): NDArray {
+    return this.op1('transpose', axes === undefined ? undefined : { axes });
+  }
+  /** Transpose of a 2-D array (reverse axes in general). */
+  get T(): NDArray {
+    return this.transpose();
+  }
+  flatten(): NDArray {
+    return this.reshape([this.shape[0] ?? 1, -1]);
+  }
+  expandDims(axis: number): NDArray {
+    return this.op1('expand_dims', { axis });
+  }
+  squeeze(axis?: number | readonly number[]): NDArray {
+    return this.op1(
+      'squeeze',
+      axis === undefined ? undefined : { axis: typeof axis === 'number' ? [axis] : axis },
+    );
+  }
+
+  // ---- life cycle ----------------------------------------------------------------------------
+
+  /** Release this array's storage reference (idempotent). Pending ops on it still complete. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.runtime.untrack(this, this.#chunk);
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  toString(): string {
+    return `NDArray ${shapeToString(this.shape)} ${this.dtype} @${this.ctx}${this.#disposed ? ' (disposed)' : ''}`;
+  }
+}

@@ -1,0 +1,434 @@
+/**
+ * Runtime: one MXNet "process" worth of state as an object — engine, storage, resource manager,
+ * operator registry and the backends serving each device type — plus everything NDArrays need
+ * from it (allocation, views, invoke, reads, copies, memory accounting, scopes, leak checks).
+ *
+ * MXNet keeps these as process-wide singletons; here they hang off a runtime so two runtimes (two
+ * tests, a worker and the main thread) never share state, and a third-party backend is installed by
+ * passing it in. `nd` is the user-facing namespace bound to this runtime.
+ */
+import {
+  Context,
+  cpu,
+  DType,
+  type DTypeName,
+  Env,
+  MXNetError,
+  type Shape,
+  type StorageArray,
+  shapeToString,
+} from '@mx/base';
+import { createEngine, type Engine, FnProperty } from '@mx/engine';
+import { type Backend, createOpRegistry, type Op, type OpRegistry } from '@mx/ops';
+import { ResourceManager, Storage } from '@mx/storage';
+import { Chunk, type ChunkOwner } from './chunk.js';
+import { toStorage } from './host.js';
+import { type InvokeOptions, invokeOp } from './invoke.js';
+import { createNd, type Nd } from './nd.js';
+import { NDArray, type OpParams } from './ndarray.js';
+import { ScopeTracker } from './scope.js';
+
+export interface RuntimeOptions {
+  /** Backends to install; each serves the device types it lists. */
+  readonly backends: readonly Backend[];
+  /** Engine to use; default `createEngine({ kind: engineKind, env })`. */
+  readonly engine?: Engine;
+  readonly engineKind?: 'threaded' | 'naive';
+  /** Operator registry; default a new registry with every core op. */
+  readonly registry?: OpRegistry;
+  readonly env?: Env;
+  /** Global random seed (MXNet `mx.random.seed`); default the current time. */
+  readonly seed?: number;
+  /** Device for creation functions without `ctx`; default cpu(0). */
+  readonly defaultContext?: Context;
+}
+
+/** Live-array accounting (`nd.memory()`). */
+export interface MemoryStats {
+  /** NDArray objects (views included) not yet disposed. */
+  readonly arrays: number;
+  /** Storage chunks still referenced. */
+  readonly chunks: number;
+  /** Bytes held by those chunks. */
+  readonly bytes: number;
+  /** Storage-manager statistics per device in use (pool sizes, allocations). */
+  readonly devices: Readonly<Record<string, ReturnType<Storage['stats']>>>;
+}
+
+/** An array that a leak check found alive, and where it was created. */
+export interface Leak {
+  readonly array: string;
+  readonly stack: string;
+}
+
+/** Collect the NDArrays inside a value returned from a scope. */
+function collectArrays(value: unknown, out = new Set<NDArray>(), seen = new Set<unknown>()): Set<NDArray> {
+  if (value instanceof NDArray) out.add(value);
+  else if (value !== null && typeof value === 'object' && !seen.has(value)) {
+    seen.add(value);
+    for (const v of Array.isArray(value)
+      ? value
+      : value instanceof Map
+        ? value.values()
+        : Object.values(value))
+      collectArrays(v, out, seen);
+  }
+  return out;
+}
+
+export class Runtime implements ChunkOwner {
+  readonly engine: Engine;
+  readonly storage: Storage;
+  readonly resources: ResourceManager;
+  readonly registry: OpRegistry;
+  readonly env: Env;
+  readonly defaultContext: Context;
+  /** The NDArray namespace bound to this runtime (`nd.zeros`, `nd.add`, any registered op...). */
+  readonly nd: Nd;
+  readonly #backends = new Map<string, Backend>();
+  readonly #allBackends: Backend[] = [];
+  readonly #scopes = new ScopeTracker<NDArray>();
+  readonly #finalizer: FinalizationRegistry<Chunk>;
+  readonly #leakChecks = new Set<Map<NDArray, string>>();
+  #arrays = 0;
+  #chunks = 0;
+  #bytes = 0;
+
+  constructor(options: RuntimeOptions) {
+    this.env = options.env ?? Env.fromProcess();
+    this.engine = options.engine ?? createEngine({ kind: options.engineKind, env: this.env });
+    this.registry = options.registry ?? createOpRegistry();
+    this.defaultContext = options.defaultContext ?? cpu(0);
+    const allocators: Record<string, (ctx: Context) => ReturnType<Backend['allocator']>> = {};
+    for (const b of options.backends) {
+      this.#allBackends.push(b);
+      for (const t of b.deviceTypes) {
+        if (this.#backends.has(t)) {
+          throw new MXNetError(
+            `two backends serve device type ${t}: ${this.#backends.get(t)?.name} and ${b.name}`,
+            {
+              op: 'createRuntime',
+            },
+          );
+        }
+        this.#backends.set(t, b);
+        allocators[t] = (ctx) => b.allocator(ctx);
+      }
+      b.install(this.registry);
+    }
+    this.storage = new Storage({ env: this.env, allocators });
+    this.resources = new ResourceManager({
+      storage: this.storage,
+      scheduler: this.engine,
+      env: this.env,
+      seed: options.seed,
+    });
+    this.#finalizer = new FinalizationRegistry((chunk) => {
+      this.#arrays--;
+      chunk.release();
+    });
+    this.nd = createNd(this);
+  }
+
+  /** The backend serving `ctx`. */
+  backendFor(ctx: Context, op = 'backendFor'): Backend {
+    const b = this.#backends.get(ctx.deviceType);
+    if (b === undefined) {
+      throw new MXNetError(`no backend serves ${ctx}`, {
+        op,
+        device: ctx.toString(),
+        hint: `install one (backends here: ${this.#allBackends.map((x) => `${x.name} → ${x.deviceTypes.join('/')}`).join(', ') || 'none'})`,
+      });
+    }
+    return b;
+  }
+
+  /** The context named by an op's `ctx` param ("cpu(0)", "" = default). */
+  contextFromParam(value: unknown, op: string): Context {
+    if (value === undefined || value === null || value === '') return this.defaultContext;
+    if (typeof value === 'object' && value !== null && 'deviceType' in value) return value as Context;
+    if (typeof value === 'string') {
+      try {
+        return Context.fromString(value);
+      } catch (e) {
+        throw new MXNetError(`bad ctx '${value}'`, { op, cause: e, hint: "use e.g. 'cpu(0)' or 'gpu(0)'" });
+      }
+    }
+    throw new MXNetError(`bad ctx ${String(value)}`, { op, hint: "use a Context or a string like 'cpu(0)'" });
+  }
+
+  // ---- arrays ----------------------------------------------------------------------------------
+
+  /** An uninitialised array (MXNet `nd.empty`). */
+  empty(shape: Shape, dtype: DTypeName, ctx: Context): NDArray {
+    const backend = this.backendFor(ctx, 'empty');
+    if (!backend.capabilities.storageDTypes.includes(dtype)) {
+      throw new MXNetError(`${backend.name} cannot store ${dtype}`, {
+        op: 'empty',
+        device: ctx.toString(),
+        dtypes: [dtype],
+      });
+    }
+    let n = 1;
+    for (const d of shape) {
+      if (!Number.isSafeInteger(d) || d < 0) {
+        throw new MXNetError(`invalid shape ${shapeToString(shape)}`, {
+          op: 'empty',
+          hint: 'dims must be non-negative integers',
+        });
+      }
+      n *= d;
+    }
+    const bytes = n * DType[dtype].bytes;
+    const handle = bytes === 0 ? null : this.storage.alloc(bytes, ctx, { name: 'ndarray' });
+    const chunk = new Chunk(this, handle, this.engine.newVariable(), ctx, backend, bytes);
+    this.#chunks++;
+    this.#bytes += bytes;
+    return new NDArray(this, chunk, shape, dtype, 0);
+  }
+
+  /** @internal A view on `base`'s chunk. */
+  view(base: NDArray, shape: Shape, byteOffset: number): NDArray {
+    base.chunk.retain();
+    return new NDArray(this, base.chunk, shape, base.dtype, byteOffset);
+  }
+
+  /** @internal Called by NDArray's constructor. */
+  track(a: NDArray, chunk: Chunk): void {
+    this.#arrays++;
+    this.#finalizer.register(a, chunk, a);
+    this.#scopes.add(a);
+    if (this.#leakChecks.size > 0) {
+      const stack = new Error().stack?.split('\n').slice(2).join('\n') ?? '';
+      for (const m of this.#leakChecks) m.set(a, stack);
+    }
+  }
+
+  /** @internal Called by NDArray.dispose. */
+  untrack(a: NDArray, chunk: Chunk): void {
+    this.#arrays--;
+    this.#finalizer.unregister(a);
+    this.#scopes.remove(a);
+    for (const m of this.#leakChecks) m.delete(a);
+    chunk.release();
+  }
+
+  /** @internal Last reference gone: free the storage after every op pushed on the chunk. */
+  releaseChunk(chunk: Chunk): void {
+    this.#chunks--;
+    this.#bytes -= chunk.bytes;
+    const handle = chunk.handle;
+    const storage = this.storage;
+    this.engine.deleteVariable(handle === null ? null : () => storage.free(handle), chunk.ctx, chunk.var);
+  }
+
+  // ---- operators -------------------------------------------------------------------------------
+
+  /** Run a registered op (by name, alias or Op) on `inputs`; returns its visible outputs. */
+  invoke(op: string | Op, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[] {
+    const o = typeof op === 'string' ? this.registry.get(op) : op;
+    const outs = invokeOp(this, o, inputs, params, options);
+    const attrs = o.paramless ? {} : o.parseParams(params);
+    const visible = o.numVisibleOutputs(attrs as never);
+    if (visible < outs.length) {
+      // Hidden outputs are internal to the op (MXNet keeps them alive with the visible ones).
+      for (let i = visible; i < outs.length; i++)
+        if (options?.out === undefined) (outs[i] as NDArray).dispose();
+      return outs.slice(0, visible);
+    }
+    return outs;
+  }
+
+  /** @internal Output shape of `reshape` (MXNet's special codes), via the Reshape op's inference. */
+  inferReshape(a: NDArray, shape: readonly number[], reverse: boolean): Shape {
+    const op = this.registry.get('Reshape');
+    const attrs = op.parseParams({ shape, reverse });
+    const out: (Shape | undefined)[] = [undefined];
+    op.inferShape(attrs, [a.shape], out);
+    return out[0] as Shape;
+  }
+
+  /** @internal `await x.data()`: a read op ordered after pending writes; rethrows their failure. */
+  async readArray(a: NDArray): Promise<StorageArray> {
+    const backend = a.chunk.backend;
+    const blob = a.blob();
+    // noSkip: the read runs even when the array carries an error, so this promise always settles;
+    // the error itself is delivered (once) by waitForVar below.
+    const read = new Promise<StorageArray>((resolve, reject) => {
+      this.engine.pushSync(
+        () => {
+          try {
+            if (backend.capabilities.syncRead) resolve(backend.readSync(blob));
+            else backend.read(blob).then(resolve, reject);
+          } catch (e) {
+            reject(e);
+          }
+        },
+        a.ctx,
+        [a.chunkVar],
+        [],
+        { name: 'asnumpy', prop: FnProperty.noSkip },
+      );
+    });
+    await this.engine.waitForVar(a.chunkVar);
+    return read;
+  }
+
+  /** @internal Copy `src` to a context (new array) or into an existing array. */
+  copy(src: NDArray, target: Context | NDArray): NDArray {
+    const dst = target instanceof NDArray ? target : this.empty(src.shape, src.dtype, target);
+    if (target instanceof NDArray) {
+      target.checkLive('copyTo');
+      if (
+        target.dtype !== src.dtype ||
+        target.size !== src.size ||
+        target.shape.length !== src.shape.length ||
+        target.shape.some((d, i) => d !== src.shape[i])
+      ) {
+        throw new MXNetError(
+          `copyTo: source is ${src.dtype} ${shapeToString(src.shape)}, target is ${target.dtype} ${shapeToString(target.shape)}`,
+          {
+            op: '_copyto',
+            shapes: [src.shape, target.shape],
+            dtypes: [src.dtype, target.dtype],
+            hint: 'shapes and dtypes must match; use astype() or reshape() first',
+          },
+        );
+      }
+    }
+    const from = src.chunk.backend;
+    const to = dst.chunk.backend;
+    const srcBlob = src.blob();
+    const dstBlob = dst.blob();
+    if (src.chunkVar === dst.chunkVar && srcBlob.byteOffset === dstBlob.byteOffset) return dst;
+    const prop =
+      dst.ctx.deviceType === 'gpu'
+        ? FnProperty.copyToGPU
+        : src.ctx.deviceType === 'gpu'
+          ? FnProperty.copyFromGPU
+          : FnProperty.normal;
+    if (from === to) {
+      this.engine.pushSync(
+        () => from.copy(dstBlob, srcBlob),
+        src.ctx.deviceType === 'gpu' ? src.ctx : dst.ctx,
+        [src.chunkVar],
+        [dst.chunkVar],
+        { name: '_copyto', prop },
+      );
+    } else {
+      this.engine.pushAsync(
+        (_rc, done) => {
+          if (from.capabilities.syncRead) {
+            to.write(dstBlob, from.readSync(srcBlob));
+            done();
+          } else {
+            from.read(srcBlob).then((data) => {
+              to.write(dstBlob, data);
+              done();
+            }, done);
+          }
+        },
+        src.ctx.deviceType === 'gpu' ? src.ctx : dst.ctx,
+        [src.chunkVar],
+        [dst.chunkVar],
+        { name: '_copyto', prop },
+      );
+    }
+    return dst;
+  }
+
+  /** @internal `x.set(value)`. */
+  assign(dst: NDArray, value: number | NDArray | ArrayLike<number | bigint>): void {
+    if (typeof value === 'number') {
+      this.invoke('_full', [], { shape: dst.shape, value, dtype: dst.dtype }, { out: dst, ctx: dst.ctx });
+    } else if (value instanceof NDArray) {
+      this.copy(value, dst);
+    } else {
+      if (value.length !== dst.size) {
+        throw new MXNetError(`set: ${value.length} values for an array of size ${dst.size}`, {
+          op: 'set',
+          shapes: [dst.shape],
+        });
+      }
+      this.write(dst, toStorage(value, dst.dtype));
+    }
+  }
+
+  /** @internal Push a host-to-device write of `data` (owned by the op from now on) into `dst`. */
+  write(dst: NDArray, data: StorageArray): void {
+    const backend = dst.chunk.backend;
+    const blob = dst.blob();
+    this.engine.pushSync(() => backend.write(blob, data), dst.ctx, [], [dst.chunkVar], {
+      name: 'copy_from_host',
+      prop: dst.ctx.deviceType === 'gpu' ? FnProperty.copyToGPU : FnProperty.normal,
+    });
+  }
+
+  // ---- memory, scopes, waits -------------------------------------------------------------------
+
+  memory(): MemoryStats {
+    const devices: Record<string, ReturnType<Storage['stats']>> = {};
+    for (const ctx of this.storage.contexts()) devices[ctx.toString()] = this.storage.stats(ctx);
+    return { arrays: this.#arrays, chunks: this.#chunks, bytes: this.#bytes, devices };
+  }
+
+  /** Run `body`; dispose every array it created except those in its result. Safe across awaits. */
+  scope<R>(body: () => R | Promise<R>): Promise<R> {
+    return this.#scopes.run(body, (r) => collectArrays(r));
+  }
+
+  scopeSync<R>(body: () => R): R {
+    return this.#scopes.runSync(body, (r) => collectArrays(r));
+  }
+
+  /** Exclude `a` from the enclosing scopes' cleanup. */
+  keep<T extends NDArray>(a: T): T {
+    for (let f = this.#scopes.current(); f !== undefined; f = f.parent) f.items.delete(a);
+    return a;
+  }
+
+  /**
+   * Run `body` and report arrays it created that are still alive afterwards, with the stack where
+   * each was created (for tests: every test that allocates arrays should run under it).
+   */
+  async leakCheck(
+    body: () => unknown | Promise<unknown>,
+    options: { allow?: (a: NDArray) => boolean } = {},
+  ): Promise<void> {
+    const created = new Map<NDArray, string>();
+    this.#leakChecks.add(created);
+    try {
+      await body();
+    } finally {
+      this.#leakChecks.delete(created);
+    }
+    const leaks: Leak[] = [];
+    for (const [a, stack] of created)
+      if (!a.isDisposed && !(options.allow?.(a) ?? false)) leaks.push({ array: a.toString(), stack });
+    if (leaks.length > 0) {
+      throw new MXNetError(
+        `${leaks.length} array(s) leaked:\n${leaks.map((l) => `- ${l.array}\n${l.stack}`).join('\n')}`,
+        {
+          op: 'leakCheck',
+          hint: 'dispose them, create them inside nd.scope, or return them',
+        },
+      );
+    }
+  }
+
+  /** Wait for every pushed op (MXNet `nd.waitall`); rethrows the first undelivered failure. */
+  waitall(): Promise<void> {
+    return this.engine.waitForAll();
+  }
+
+  /** Wait for everything, then release the backends. */
+  async dispose(): Promise<void> {
+    await this.engine.waitForAll().catch(() => undefined);
+    for (const b of this.#allBackends) b.dispose();
+  }
+}
+
+/** A runtime with the given backends (see RuntimeOptions). */
+export function createRuntime(options: RuntimeOptions): Runtime {
+  return new Runtime(options);
+}
