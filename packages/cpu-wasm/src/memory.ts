@@ -18,18 +18,37 @@ export interface WasmMemoryOptions {
   readonly initialPages?: number;
   /** Maximum size in pages; default 65536 (4 GiB, the wasm32 limit). */
   readonly maximumPages?: number;
+  /**
+   * Shared memory (needed for worker threads). Default: when SharedArrayBuffer is usable — in
+   * browsers only on cross-origin-isolated pages (COOP/COEP headers); otherwise a plain memory and no
+   * threads.
+   */
+  readonly shared?: boolean;
+}
+
+/** True when a shared WebAssembly.Memory can be created here. */
+export function canShareMemory(): boolean {
+  try {
+    return (
+      new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer
+    );
+  } catch {
+    return false;
+  }
 }
 
 export class WasmMemory {
   readonly memory: WebAssembly.Memory;
   readonly allocator: LinearAllocator;
   readonly maximumPages: number;
+  readonly shared: boolean;
   #buffer: ArrayBufferLike;
 
   constructor(options: WasmMemoryOptions = {}) {
     const initial = options.initialPages ?? 256;
     this.maximumPages = options.maximumPages ?? 65536;
-    this.memory = new WebAssembly.Memory({ initial, maximum: this.maximumPages, shared: true });
+    this.shared = options.shared ?? canShareMemory();
+    this.memory = new WebAssembly.Memory({ initial, maximum: this.maximumPages, shared: this.shared });
     this.#buffer = this.memory.buffer;
     this.allocator = new LinearAllocator({
       name: 'wasm',

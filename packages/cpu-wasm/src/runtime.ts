@@ -10,7 +10,7 @@
 import type { DTypeName, StorageArray } from '@mx/base';
 import { DType } from '@mx/base';
 import type { TBlob } from '@mx/ops';
-import type { WasmMemory } from './memory.js';
+import { canShareMemory, type WasmMemory } from './memory.js';
 import type { ModuleBuilder } from './wasm/assembler.js';
 
 /** Wasm features of this engine (detected once with `WebAssembly.validate`). */
@@ -68,8 +68,8 @@ export class CpuWasmRuntime {
   }
 
   /** The memory import every kernel module declares. */
-  memoryImport(): { min: number; max: number; shared: true } {
-    return { min: 1, max: this.memory.maximumPages, shared: true };
+  memoryImport(): { min: number; max: number; shared: boolean } {
+    return { min: 1, max: this.memory.maximumPages, shared: this.memory.shared };
   }
 
   /** Byte address of a blob's first element. */
@@ -100,13 +100,9 @@ export function detectFeatures(): WasmFeatures {
     0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0,
     32, 1, 32, 2, 253, 133, 2, 11,
   ]);
-  let threads = false;
-  try {
-    threads =
-      typeof SharedArrayBuffer !== 'undefined' &&
-      new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
-  } catch {
-    threads = false;
-  }
-  return { simd: WebAssembly.validate(simd), relaxedSimd: WebAssembly.validate(relaxed), threads };
+  return {
+    simd: WebAssembly.validate(simd),
+    relaxedSimd: WebAssembly.validate(relaxed),
+    threads: canShareMemory(),
+  };
 }

@@ -9,7 +9,7 @@
  * checked before pushing is checked before anything is allocated, so a bad call changes nothing.
  */
 import { type Context, type DTypeName, MXNetError, type Shape, shapeSize } from '@mx/base';
-import type { Var } from '@mx/engine';
+import { FnProperty, type Var } from '@mx/engine';
 import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import type { NDArray } from './ndarray.js';
 import type { Runtime } from './runtime.js';
@@ -42,14 +42,14 @@ function callError(
   });
 }
 
-/** Run `op` on `inputs`; returns all outputs (visible first; the caller trims hidden ones). */
+/** Run `op` on `inputs`; returns all outputs and the number the user sees (the rest are hidden). */
 export function invokeOp(
   rt: Runtime,
   op: Op,
   inputs: readonly NDArray[],
   params: Readonly<Record<string, unknown>> | undefined,
   options: InvokeOptions = {},
-): NDArray[] {
+): { outputs: NDArray[]; visible: number } {
   const attrs = op.parseParams(params);
   const nIn = op.numInputs(attrs);
   if (inputs.length !== nIn) {
@@ -219,12 +219,13 @@ export function invokeOp(
       { name },
     );
   } else {
-    const opCtx: OpContext = { isTrain, needGrad: false, ctx, requested };
+    const opCtx: OpContext =
+      requested.length === 0 ? rt.opContext(ctx, isTrain) : { isTrain, needGrad: false, ctx, requested };
     rt.engine.pushSync(() => compute(attrs, opCtx, inBlobs, req, outBlobs), ctx, constVars, mutateVars, {
       name,
     });
   }
-  return outputs;
+  return { outputs, visible: op.numVisibleOutputs(attrs) };
 }
 
 /** Bytes of `shape` × `dtype` (0 for zero-size arrays). */

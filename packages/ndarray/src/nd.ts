@@ -9,7 +9,15 @@
  * plus `out`/`ctx`/`req`. Variadic ops get their count param (`num_args`) filled in. One visible
  * output returns an NDArray, several return an array.
  */
-import { type Context, type DTypeName, MXNetError, type Shape, type StorageArray, shapeSize } from '@mx/base';
+import {
+  type Context,
+  DType,
+  type DTypeName,
+  MXNetError,
+  type Shape,
+  type StorageArray,
+  shapeSize,
+} from '@mx/base';
 import { flattenNested, type NestedArray, nestedShape } from './host.js';
 import type { InvokeOptions } from './invoke.js';
 import { NDArray, type OpParams } from './ndarray.js';
@@ -142,8 +150,11 @@ export function createNd(rt: Runtime): Nd {
             op: 'nd.array',
           });
         }
-        data = flattenNested(Array.from(values as ArrayLike<number>), dtype, values.length);
-        if (dtype === hostType) data = (values as StorageArray).slice();
+        // Same storage class: copy as is (this also carries float16/bfloat16 bits and bool bytes).
+        data =
+          values.constructor === DType[dtype].storage
+            ? (values as StorageArray).slice()
+            : flattenNested(Array.from(values as ArrayLike<number>), dtype, values.length);
       } else {
         shape = nestedShape(values as NestedArray);
         dtype = options.dtype ?? 'float32';

@@ -115,7 +115,7 @@ describe('invoke through the engine', () => {
     const x = nd.array([1, 2, 3]);
     const y = nd.array([10, 20, 30]);
     const pendingBefore = rt.engine.pendingOps;
-    const z = nd.test_add(x, y) as NDArray;
+    const z = nd.test_add!(x, y) as NDArray;
     expect(rt.engine.pendingOps).toBeGreaterThan(pendingBefore);
     expect(await z.array()).toEqual([11, 22, 33]);
     expect(z.dataSync()).toEqual(new Float32Array([11, 22, 33]));
@@ -124,16 +124,16 @@ describe('invoke through the engine', () => {
   it('parses params from typed values and MXNet strings, and writes into out= with req add', async () => {
     const { nd } = setup();
     const x = nd.array([1, 2]);
-    expect(await (nd.test_scale(x, { k: '3' }) as NDArray).array()).toEqual([3, 6]);
+    expect(await (nd.test_scale!(x, { k: '3' }) as NDArray).array()).toEqual([3, 6]);
     const acc = nd.array([100, 100]);
-    nd.test_scale(x, { k: 0.5, out: acc, req: 'add' });
+    nd.test_scale!(x, { k: 0.5, out: acc, req: 'add' });
     expect(await acc.array()).toEqual([100.5, 101]);
-    expect(() => nd.test_scale(x, { kk: 1 })).toThrow(/Cannot find argument 'kk'/);
+    expect(() => nd.test_scale!(x, { kk: 1 })).toThrow(/Cannot find argument 'kk'/);
   });
 
   it('hides hidden outputs', async () => {
     const { nd } = setup();
-    const out = nd.test_two(nd.array([1, 2])) as NDArray;
+    const out = nd.test_two!(nd.array([1, 2])) as NDArray;
     expect(out).toBeInstanceOf(NDArray);
     expect(await out.array()).toEqual([1, 2]);
   });
@@ -141,11 +141,11 @@ describe('invoke through the engine', () => {
   it('a kernel failure surfaces on read, once, and the runtime keeps working', async () => {
     const { nd } = setup();
     const x = nd.array([1, 2]);
-    const bad = nd.test_fail(x) as NDArray; // returns normally
-    const dependent = nd.test_add(bad, x) as NDArray;
+    const bad = nd.test_fail!(x) as NDArray; // returns normally
+    const dependent = nd.test_add!(bad, x) as NDArray;
     await expect(dependent.data()).rejects.toThrow(/kernel failed on purpose/);
     await expect(bad.data()).resolves.toBeDefined(); // delivered once (shared box, MXNet semantics)
-    expect(await (nd.test_add(x, x) as NDArray).array()).toEqual([2, 4]);
+    expect(await (nd.test_add!(x, x) as NDArray).array()).toEqual([2, 4]);
     await nd.waitall();
   });
 
@@ -153,17 +153,17 @@ describe('invoke through the engine', () => {
     const { nd } = setup(true);
     const x = nd.array([1, 2]);
     const before = nd.memory().arrays;
-    expect(() => nd.test_add(x)).toThrow(/expected 2 input/);
+    expect(() => nd.test_add!(x)).toThrow(/expected 2 input/);
     const g = x.copyTo(gpu(0));
-    expect(() => nd.test_add(x, g)).toThrow(/different devices/);
+    expect(() => nd.test_add!(x, g)).toThrow(/different devices/);
     const h = nd.array([1, 2], { dtype: 'int16' });
-    expect(() => nd.test_add(h, h)).toThrow(/dtype int16 is not supported by test_add on cpu-wasm/);
+    expect(() => nd.test_add!(h, h)).toThrow(/dtype int16 is not supported by test_add on cpu-wasm/);
     const d = nd.array([1, 2]);
     d.dispose();
-    expect(() => nd.test_add(d, x)).toThrow(/disposed/);
+    expect(() => nd.test_add!(d, x)).toThrow(/disposed/);
     await expect(d.data()).rejects.toThrow(/disposed/);
     try {
-      nd.test_add(x, g);
+      nd.test_add!(x, g);
     } catch (e) {
       expect(isMXNetError(e)).toBe(true);
       expect((e as MXNetError).op).toBe('test_add');
@@ -241,13 +241,13 @@ describe('memory', () => {
       nd.scope(async () => {
         const t = nd.array([1, 2]);
         await new Promise((r) => setTimeout(r, 5));
-        const u = nd.test_add(t, t) as NDArray;
+        const u = nd.test_add!(t, t) as NDArray;
         return u;
       }),
       nd.scope(async () => {
         const t = nd.array([5, 5]);
         await new Promise((r) => setTimeout(r, 1));
-        return { out: nd.test_add(t, t) as NDArray };
+        return { out: nd.test_add!(t, t) as NDArray };
       }),
     ]);
     expect(await r1.array()).toEqual([2, 4]);

@@ -44,12 +44,14 @@ export class NDArray {
   #chunk: Chunk;
   readonly #byteOffset: number;
   #disposed = false;
+  #blob: TBlob | undefined;
 
   /** @internal Use the runtime's `nd` functions to create arrays. */
   constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: DTypeName, byteOffset: number) {
     this.runtime = runtime;
     this.#chunk = chunk;
-    this.shape = Object.freeze([...shape]);
+    // Inferred shapes are often an input's (frozen) shape: share it instead of copying.
+    this.shape = Object.isFrozen(shape) ? (shape as readonly number[]) : Object.freeze([...shape]);
     this.dtype = dtype;
     this.ctx = chunk.ctx;
     this.size = shapeSize(shape);
@@ -90,13 +92,17 @@ export class NDArray {
 
   /** @internal The kernel-facing blob. */
   blob(): TBlob {
-    return {
-      ptr: this.#chunk.ptr,
-      byteOffset: this.#byteOffset,
-      shape: this.shape,
-      dtype: this.dtype,
-      size: this.size,
-    };
+    // Immutable and used by every op touching the array: made once.
+    if (this.#blob === undefined) {
+      this.#blob = Object.freeze({
+        ptr: this.#chunk.ptr,
+        byteOffset: this.#byteOffset,
+        shape: this.shape,
+        dtype: this.dtype,
+        size: this.size,
+      });
+    }
+    return this.#blob;
   }
 
   // ---- reads -------------------------------------------------------------------------------

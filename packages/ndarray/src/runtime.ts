@@ -19,7 +19,7 @@ import {
   shapeToString,
 } from '@mx/base';
 import { createEngine, type Engine, FnProperty } from '@mx/engine';
-import { type Backend, createOpRegistry, type Op, type OpRegistry } from '@mx/ops';
+import { type Backend, createOpRegistry, type Op, type OpContext, type OpRegistry } from '@mx/ops';
 import { ResourceManager, Storage } from '@mx/storage';
 import { Chunk, type ChunkOwner } from './chunk.js';
 import { toStorage } from './host.js';
@@ -90,6 +90,7 @@ export class Runtime implements ChunkOwner {
   readonly #scopes = new ScopeTracker<NDArray>();
   readonly #finalizer: FinalizationRegistry<Chunk>;
   readonly #leakChecks = new Set<Map<NDArray, string>>();
+  readonly #opContexts = new Map<number, OpContext>();
   #arrays = 0;
   #chunks = 0;
   #bytes = 0;
@@ -224,12 +225,21 @@ export class Runtime implements ChunkOwner {
 
   // ---- operators -------------------------------------------------------------------------------
 
+  /** @internal A shared OpContext for kernels without resources (immutable, one per device and mode). */
+  opContext(ctx: Context, isTrain: boolean): OpContext {
+    const key = ctx.key * 2 + (isTrain ? 1 : 0);
+    let c = this.#opContexts.get(key);
+    if (c === undefined) {
+      c = Object.freeze({ isTrain, needGrad: false, ctx, requested: Object.freeze([]) });
+      this.#opContexts.set(key, c);
+    }
+    return c;
+  }
+
   /** Run a registered op (by name, alias or Op) on `inputs`; returns its visible outputs. */
   invoke(op: string | Op, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[] {
     const o = typeof op === 'string' ? this.registry.get(op) : op;
-    const outs = invokeOp(this, o, inputs, params, options);
-    const attrs = o.paramless ? {} : o.parseParams(params);
-    const visible = o.numVisibleOutputs(attrs as never);
+    const { outputs: outs, visible } = invokeOp(this, o, inputs, params, options);
     if (visible < outs.length) {
       // Hidden outputs are internal to the op (MXNet keeps them alive with the visible ones).
       for (let i = visible; i < outs.length; i++)

@@ -38,6 +38,8 @@ export class ScopeTracker<T extends { dispose(): void }> {
   readonly #als = asyncLocalStorage<ScopeFrame<T>>();
   readonly #stack: ScopeFrame<T>[] = [];
   #openAsync = 0;
+  /** Scopes open anywhere (any async context): when 0, tracking is skipped entirely. */
+  #open = 0;
 
   /** True when scopes are tracked per async context (Node). */
   get asyncSafe(): boolean {
@@ -50,17 +52,29 @@ export class ScopeTracker<T extends { dispose(): void }> {
 
   /** Record a newly created item in the current scope, if any. */
   add(item: T): void {
-    this.current()?.items.add(item);
+    if (this.#open > 0) this.current()?.items.add(item);
   }
 
   /** Stop tracking an item (disposed, or kept). */
   remove(item: T): void {
-    this.current()?.items.delete(item);
+    if (this.#open > 0) this.current()?.items.delete(item);
   }
 
   /** Run `fn` in a new scope; dispose what it created except what `keep` selects from the result. */
   async run<R>(fn: () => R | Promise<R>, collect: (result: R) => Set<T>): Promise<R> {
     const frame = new ScopeFrame<T>(this.current());
+    let result: R;
+    this.#open++;
+    try {
+      result = await this.#runIn(frame, fn);
+    } finally {
+      this.#open--;
+    }
+    this.#close(frame, collect(result));
+    return result;
+  }
+
+  async #runIn<R>(frame: ScopeFrame<T>, fn: () => R | Promise<R>): Promise<R> {
     let result: R;
     if (this.#als) {
       result = await this.#als.run(frame, fn);
@@ -83,7 +97,6 @@ export class ScopeTracker<T extends { dispose(): void }> {
         this.#openAsync--;
       }
     }
-    this.#close(frame, collect(result));
     return result;
   }
 
@@ -91,15 +104,20 @@ export class ScopeTracker<T extends { dispose(): void }> {
   runSync<R>(fn: () => R, collect: (result: R) => Set<T>): R {
     const frame = new ScopeFrame<T>(this.current());
     let result: R;
-    if (this.#als) {
-      result = this.#als.run(frame, fn);
-    } else {
-      this.#stack.push(frame);
-      try {
-        result = fn();
-      } finally {
-        this.#stack.pop();
+    this.#open++;
+    try {
+      if (this.#als) {
+        result = this.#als.run(frame, fn);
+      } else {
+        this.#stack.push(frame);
+        try {
+          result = fn();
+        } finally {
+          this.#stack.pop();
+        }
       }
+    } finally {
+      this.#open--;
     }
     if (result instanceof Promise) {
       throw new MXNetError('scopeSync body returned a promise', {

@@ -84,7 +84,9 @@ const EMPTY: readonly never[] = Object.freeze([]);
 /** Every input and output has the same dtype (MXNet `ElemwiseType`); fills unknowns from any known slot. */
 export function elemwiseType(opName: string, inTypes: TypeSlots, outTypes: TypeSlots): boolean {
   let t: DTypeName | undefined;
-  for (const x of [...inTypes, ...outTypes]) {
+  const nIn = inTypes.length;
+  for (let i = 0; i < nIn + outTypes.length; i++) {
+    const x = i < nIn ? inTypes[i] : outTypes[i - nIn];
     if (x === undefined) continue;
     if (t === undefined) t = x;
     else if (x !== t) {

@@ -1,0 +1,105 @@
+/**
+ * Peer workloads: TensorFlow.js (tfjs-backend-wasm: XNNPACK with SIMD, single-threaded in Node;
+ * tfjs-backend-cpu: plain JS) installed from npm and driven through the same workloads, shapes
+ * and timing style as ../shared/reference/scripts/tfjs_bench.mjs, so each @mx benchmark can report
+ * a ratio measured in the same process, on the same machine state. Each workload returns a function
+ * that performs one timed repetition (including the readback the peer script includes).
+ */
+import type * as TF from '@tensorflow/tfjs-core';
+
+export type TfjsBackendName = 'wasm' | 'cpu';
+export type Tfjs = typeof TF;
+
+/** Load tfjs-core with the requested backend active. */
+export async function loadTfjs(backend: TfjsBackendName): Promise<Tfjs> {
+  const tf = (await import('@tensorflow/tfjs-core')) as Tfjs;
+  await import('@tensorflow/tfjs-backend-cpu');
+  await import('@tensorflow/tfjs-backend-wasm');
+  const ok = await tf.setBackend(backend);
+  if (!ok) throw new Error(`tfjs backend ${backend} failed to initialise`);
+  await tf.ready();
+  return tf;
+}
+
+/** One repetition of a workload, plus cleanup. */
+export interface Workload {
+  readonly run: () => void;
+  readonly dispose: () => void;
+}
+
+const rnd = (tf: Tfjs, shape: number[]) => tf.randomUniform(shape, -1, 1, 'float32', 42);
+
+/** C = op(A)·op(B) for N×N float32, read back (peer script: `matMul` + `dataSync`). */
+export function sgemm(tf: Tfjs, n: number, transposeA = false, transposeB = false): Workload {
+  const a = rnd(tf, [n, n]);
+  const b = rnd(tf, [n, n]);
+  return {
+    run: () => {
+      const c = tf.matMul(a, b, transposeA, transposeB);
+      c.dataSync();
+      c.dispose();
+    },
+    dispose: () => {
+      a.dispose();
+      b.dispose();
+    },
+  };
+}
+
+/** c = a + b over n float32 (op only: tfjs kernels run synchronously). */
+export function add(tf: Tfjs, n: number): Workload {
+  const a = rnd(tf, [n]);
+  const b = rnd(tf, [n]);
+  return {
+    run: () => tf.add(a, b).dispose(),
+    dispose: () => {
+      a.dispose();
+      b.dispose();
+    },
+  };
+}
+
+/** sum over n float32, read back. */
+export function sum(tf: Tfjs, n: number): Workload {
+  const a = rnd(tf, [n]);
+  return {
+    run: () => {
+      const s = tf.sum(a);
+      s.dataSync();
+      s.dispose();
+    },
+    dispose: () => a.dispose(),
+  };
+}
+
+/** softmax over the last axis of [rows, cols], read back. */
+export function softmax(tf: Tfjs, rows: number, cols: number): Workload {
+  const a = rnd(tf, [rows, cols]);
+  return {
+    run: () => {
+      const s = tf.softmax(a);
+      s.dataSync();
+      s.dispose();
+    },
+    dispose: () => a.dispose(),
+  };
+}
+
+/** k chained adds of n-element arrays, then one readback (dispatch overhead). */
+export function dispatchChain(tf: Tfjs, n: number, k: number): Workload {
+  const one = tf.ones([n]);
+  return {
+    run: () => {
+      let x = tf.zeros([n]);
+      for (let i = 0; i < k; i++) {
+        const y = tf.add(x, one);
+        x.dispose();
+        x = y;
+      }
+      const v = x.dataSync();
+      if (v[0] !== k) throw new Error(`dispatch chain computed ${v[0]}, expected ${k}`);
+      x.dispose();
+    },
+    dispose: () => one.dispose(),
+  };
+}
