@@ -6,6 +6,22 @@
  */
 export type { NestedArray } from './host.js';
 export type { InvokeOptions } from './invoke.js';
+export {
+  type ArrayCollection,
+  type HostArray,
+  type HostContext,
+  type LoadedList,
+  loadAny,
+  loadMXNetList,
+  loadMXNetRecord,
+  loadNpy,
+  loadNpz,
+  saveMXNetList,
+  saveMXNetRecord,
+  saveNpy,
+  saveNpz,
+} from './io/index.js';
 export type { CreateOptions, Nd, NdBase, OpCallParams, OpFunction } from './nd.js';
+export type { ArrayFileFormat, LoadedArrays, LoadOptions, SaveOptions } from './nd-io.js';
 export { NDArray, type OpParams } from './ndarray.js';
 export { createRuntime, type Leak, type MemoryStats, Runtime, type RuntimeOptions } from './runtime.js';

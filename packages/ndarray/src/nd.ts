@@ -20,6 +20,15 @@ import {
 } from '@mx/base';
 import { flattenNested, type NestedArray, nestedShape } from './host.js';
 import type { InvokeOptions } from './invoke.js';
+import {
+  type LoadedArrays,
+  type LoadOptions,
+  loadBytes,
+  loadFile,
+  type SaveOptions,
+  saveBytes,
+  saveFile,
+} from './nd-io.js';
 import { NDArray, type OpParams } from './ndarray.js';
 import type { MemoryStats, Runtime } from './runtime.js';
 
@@ -66,6 +75,21 @@ export interface NdBase {
   keep<T extends NDArray>(a: T): T;
   memory(): MemoryStats;
   leakCheck(body: () => unknown | Promise<unknown>): Promise<void>;
+  /** Save arrays to a file (Node): MXNet list format, or `.npy`/`.npz` by extension or `format`. */
+  save(
+    path: string,
+    data: NDArray | readonly NDArray[] | Readonly<Record<string, NDArray>>,
+    options?: SaveOptions,
+  ): Promise<void>;
+  /** Load arrays from a file (Node), detecting the format from its content. */
+  load(path: string, options?: LoadOptions): Promise<LoadedArrays>;
+  /** Serialise arrays to bytes (MXNet list format by default). */
+  saveBytes(
+    data: NDArray | readonly NDArray[] | Readonly<Record<string, NDArray>>,
+    options?: SaveOptions,
+  ): Promise<Uint8Array>;
+  /** Arrays from bytes in any supported format. */
+  loadBytes(bytes: Uint8Array, options?: LoadOptions): LoadedArrays;
   /** The runtime this namespace belongs to. */
   readonly runtime: Runtime;
 }
@@ -193,6 +217,10 @@ export function createNd(rt: Runtime): Nd {
     keep: (a) => rt.keep(a),
     memory: () => rt.memory(),
     leakCheck: (body) => rt.leakCheck(body),
+    save: (path, data, options) => saveFile(path, data, options),
+    load: (path, options) => loadFile(rt, path, options),
+    saveBytes: (data, options) => saveBytes(data, options),
+    loadBytes: (bytes, options) => loadBytes(rt, bytes, options),
   };
 
   return new Proxy(base as Nd, {

@@ -1,0 +1,63 @@
+/**
+ * NumPy `.npz` archives, as `npx.savez`/`npx.load`: a ZIP of `.npy` entries, stored without
+ * compression, named `<key>.npy` (positional arrays `arr_0`, `arr_1`, ...).
+ *
+ * Loading keeps the archive's order and skips entries that are not `.npy` (as MXNet). Folders that
+ * match SciPy's or MXNet's sparse layouts (`<name>/data.npy`, `indices.npy`, `indptr.npy`, ...) are
+ * reported as unsupported rather than loaded as unrelated dense pieces.
+ */
+import { loadNpy, saveNpy } from './npy.js';
+import { type ArrayCollection, entriesOf, fileError, type HostArray } from './types.js';
+import { readZip, writeZip } from './zip.js';
+
+/** Writes an uncompressed `.npz`; a list is named `arr_0`, `arr_1`, ... */
+export function saveNpz(arrays: ArrayCollection): Uint8Array {
+  const { arrays: list, names } = entriesOf(arrays);
+  const entries = list.map((a, i) => ({
+    name: `${names === null ? `arr_${i}` : names[i]}.npy`,
+    data: saveNpy(a),
+  }));
+  return writeZip(entries, 'saveNpz');
+}
+
+const SPARSE_LAYOUTS: readonly { readonly format: string; readonly files: readonly string[] }[] = [
+  { format: 'csr/csc/bsr', files: ['data', 'indices', 'indptr', 'format', 'shape'] },
+  { format: 'row_sparse', files: ['data', 'indices', 'format', 'shape'] },
+  { format: 'coo', files: ['data', 'row', 'col', 'format', 'shape'] },
+  { format: 'dia', files: ['data', 'offsets', 'format', 'shape'] },
+];
+
+/** Reads a `.npz`: arrays and their names (entry names without `.npy`), in archive order. */
+export function loadNpz(bytes: Uint8Array, source?: string): { arrays: HostArray[]; names: string[] } {
+  const entries = readZip(bytes, 'loadNpz', source).filter((e) => e.name.endsWith('.npy'));
+  const folders = new Map<string, Set<string>>();
+  for (const e of entries) {
+    const slash = e.name.lastIndexOf('/');
+    if (slash < 0) continue;
+    const dir = e.name.slice(0, slash);
+    const set = folders.get(dir) ?? new Set<string>();
+    set.add(e.name.slice(slash + 1, -4));
+    folders.set(dir, set);
+  }
+  for (const [dir, files] of folders) {
+    const layout = SPARSE_LAYOUTS.find(
+      (l) => l.files.length === files.size && l.files.every((f) => files.has(f)),
+    );
+    if (layout !== undefined) {
+      throw fileError(
+        'loadNpz',
+        source,
+        `sparse arrays are not supported yet: "${dir}" holds a ${layout.format} sparse array (${layout.files.map((f) => `${dir}/${f}.npy`).join(', ')})`,
+        'convert it to a dense array before saving',
+      );
+    }
+  }
+  const arrays: HostArray[] = [];
+  const names: string[] = [];
+  for (const e of entries) {
+    const name = e.name.slice(0, -4);
+    arrays.push(loadNpy(e.data, `${source ?? '<buffer>'}[${e.name}]`));
+    names.push(name);
+  }
+  return { arrays, names };
+}

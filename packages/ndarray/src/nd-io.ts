@@ -1,0 +1,161 @@
+/**
+ * `nd.save`/`nd.load` and friends: NDArrays to and from MXNet's list format and NumPy's npy/npz,
+ * through the host-level codecs in io/. Saving waits for pending writes (the data is read through
+ * the engine like any read); loading creates arrays on the given device (MXNet puts GPU records
+ * back on a GPU when one exists; here: on `ctx` if given, else on the recorded device when this
+ * runtime serves it, else on the default device).
+ *
+ * Paths work in Node (through `process.getBuiltinModule('node:fs')`, so browser bundles never
+ * import fs); `saveBytes`/`loadBytes` work everywhere.
+ */
+import { Context, type DTypeName, MXNetError } from '@mx/base';
+import {
+  type ArrayCollection,
+  type HostArray,
+  loadAny,
+  saveMXNetList,
+  saveNpy,
+  saveNpz,
+} from './io/index.js';
+import { NDArray } from './ndarray.js';
+import type { Runtime } from './runtime.js';
+
+export type ArrayFileFormat = 'mxnet' | 'npy' | 'npz';
+
+export interface SaveOptions {
+  /** Default from the path's extension (`.npy`, `.npz`), else `mxnet`. */
+  readonly format?: ArrayFileFormat;
+  /** MXNet format only: NumPy shape semantics (V3 records, the MXNet 2.0 default) or legacy (V2). Default true. */
+  readonly npShape?: boolean;
+}
+
+export interface LoadOptions {
+  /** Device for the loaded arrays. */
+  readonly ctx?: Context;
+  /**
+   * MXNet format only: `true` reads NumPy-shape (V3) records only, `false` legacy (V0–V2) records
+   * only, `'global'` (default) both — MXNet's GlobalOn, so MXNet 1.x `.params` files load too.
+   */
+  readonly npShape?: boolean | 'global';
+}
+
+/** What a file holds: a list when it stores no names, a record name → array otherwise. */
+export type LoadedArrays = NDArray[] | Record<string, NDArray>;
+
+const DEV_TYPES: Record<number, string> = { 1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared' };
+
+function formatOf(path: string | undefined, options: SaveOptions): ArrayFileFormat {
+  if (options.format) return options.format;
+  if (path?.endsWith('.npy')) return 'npy';
+  if (path?.endsWith('.npz')) return 'npz';
+  return 'mxnet';
+}
+
+interface NodeFs {
+  readFileSync(path: string): Uint8Array;
+  writeFileSync(path: string, data: Uint8Array): void;
+}
+
+function nodeFs(op: string): NodeFs {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const fs = proc?.getBuiltinModule?.('node:fs') as NodeFs | undefined;
+  if (!fs) {
+    throw new MXNetError('file paths need Node.js', {
+      op,
+      hint: 'use nd.saveBytes / nd.loadBytes and your own storage',
+    });
+  }
+  return fs;
+}
+
+async function toHost(a: NDArray): Promise<HostArray> {
+  return { shape: a.shape, dtype: a.dtype, data: await a.data() };
+}
+
+/** Serialise arrays (waits for their pending writes). */
+export async function saveBytes(
+  data: NDArray | readonly NDArray[] | Readonly<Record<string, NDArray>>,
+  options: SaveOptions = {},
+  path?: string,
+): Promise<Uint8Array> {
+  const format = formatOf(path, options);
+  if (format === 'npy') {
+    if (!(data instanceof NDArray)) {
+      throw new MXNetError('the npy format holds exactly one array', {
+        op: 'nd.save',
+        hint: "pass one NDArray, or use format 'npz'",
+      });
+    }
+    return saveNpy(await toHost(data));
+  }
+  let host: ArrayCollection;
+  if (data instanceof NDArray) host = [await toHost(data)];
+  else if (Array.isArray(data)) host = await Promise.all((data as readonly NDArray[]).map(toHost));
+  else {
+    const entries = await Promise.all(
+      Object.entries(data as Readonly<Record<string, NDArray>>).map(
+        async ([k, v]) => [k, await toHost(v)] as const,
+      ),
+    );
+    host = Object.fromEntries(entries);
+  }
+  return format === 'npz' ? saveNpz(host) : saveMXNetList(host, { npShape: options.npShape ?? true });
+}
+
+/** Arrays from bytes in any supported format (detected from the content, as MXNDArrayLoad). */
+export function loadBytes(
+  rt: Runtime,
+  bytes: Uint8Array,
+  options: LoadOptions = {},
+  source?: string,
+): LoadedArrays {
+  const loaded = loadAny(bytes, source, { npShape: options.npShape ?? 'global' });
+  const created: NDArray[] = [];
+  try {
+    for (const h of loaded.arrays) {
+      let ctx = options.ctx;
+      if (ctx === undefined) {
+        const dev = h.ctx && DEV_TYPES[h.ctx.devType];
+        const recorded = dev ? Context.fromString(`${dev}(${h.ctx?.devId ?? 0})`) : rt.defaultContext;
+        ctx = hasBackend(rt, recorded) ? recorded : rt.defaultContext;
+      }
+      const a = rt.empty(h.shape, h.dtype as DTypeName, ctx);
+      created.push(a);
+      if (a.size > 0) rt.write(a, h.data);
+    }
+  } catch (e) {
+    for (const a of created) a.dispose();
+    throw e;
+  }
+  if (loaded.names === null) return created;
+  return Object.fromEntries(loaded.names.map((n, i) => [n, created[i] as NDArray]));
+}
+
+function hasBackend(rt: Runtime, ctx: Context): boolean {
+  try {
+    rt.backendFor(ctx);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function saveFile(
+  path: string,
+  data: NDArray | readonly NDArray[] | Readonly<Record<string, NDArray>>,
+  options: SaveOptions = {},
+): Promise<void> {
+  const bytes = await saveBytes(data, options, path);
+  nodeFs('nd.save').writeFileSync(path, bytes);
+}
+
+export async function loadFile(rt: Runtime, path: string, options: LoadOptions = {}): Promise<LoadedArrays> {
+  const fs = nodeFs('nd.load');
+  let bytes: Uint8Array;
+  try {
+    bytes = fs.readFileSync(path);
+  } catch (e) {
+    throw new MXNetError(`cannot read ${path}: ${(e as Error).message}`, { op: 'nd.load', cause: e });
+  }
+  return loadBytes(rt, bytes, options, path);
+}
