@@ -52,6 +52,7 @@ export const UNARY_FNS = [
   'erfinv',
   'gamma',
   'gammaln',
+  'digamma',
   'not',
   'isnan',
   'isinf',
@@ -150,6 +151,15 @@ export interface ElementwiseDef {
   readonly gradient?: readonly (Expr | null)[];
   /** Inputs are broadcast NumPy-style (`broadcast_*` ops); otherwise all shapes must be equal. */
   readonly broadcast?: boolean;
+  /**
+   * The shape each input is read as before broadcasting (same element count: a reshape, never a
+   * copy). For ops whose operands line up other than NumPy-style, e.g. `where`'s (n,) condition
+   * selecting rows of an (n, m) input is read as (n, 1). Default: the inputs' own shapes.
+   */
+  readonly inputViews?: (
+    inShapes: readonly (readonly number[])[],
+    outShape: readonly number[],
+  ) => readonly (readonly number[])[];
 }
 
 /** A canonical string for an expression (cache key for compiled kernels). */

@@ -1,4 +1,19 @@
-/** Operator definitions of the elementwise family (filled in by its owner). */
+/**
+ * Operator definitions of the elementwise family: unary math, same-shape and broadcasting binary
+ * ops, array-with-scalar ops (all SimpleOps: backends compile their expressions), plus `where`,
+ * `clip` and `Cast`.
+ */
 import type { OpRegistry } from '../../registry.js';
+import { registerBinary } from './binary.js';
+import { registerScalar } from './scalar.js';
+import { registerUnary } from './unary.js';
+import { registerWhereClipCast } from './where-clip-cast.js';
 
-export function registerElementwise(_registry: OpRegistry): void {}
+export { whereConditionView } from './where-clip-cast.js';
+
+export function registerElementwise(registry: OpRegistry): void {
+  registerUnary(registry);
+  registerBinary(registry);
+  registerScalar(registry);
+  registerWhereClipCast(registry);
+}

@@ -1,4 +1,23 @@
-/** Operator definitions of the reduce family (filled in by its owner). */
+/**
+ * Operator definitions of the reduce family: value reductions (sum, mean, prod, max, min, nansum,
+ * nanprod, norm), index reductions (argmax, argmin), ordering (sort, argsort, topk) and cumsum.
+ * Each topic has its own file; shape rules shared by them live in axes.ts.
+ */
 import type { OpRegistry } from '../../registry.js';
+import { registerCumsum } from './cumsum.js';
+import { registerOrdering } from './ordering.js';
+import { registerValueReduces } from './reduce-ops.js';
 
-export function registerReduce(_registry: OpRegistry): void {}
+export {
+  normalizeReduceAxes,
+  reduceAxesShape,
+  reduceAxisShape,
+  reducedAxisFlags,
+} from './axes.js';
+export { parseTopK, type TopKGeometry } from './ordering.js';
+
+export function registerReduce(registry: OpRegistry): void {
+  registerValueReduces(registry);
+  registerOrdering(registry);
+  registerCumsum(registry);
+}

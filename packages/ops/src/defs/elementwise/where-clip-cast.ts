@@ -1,0 +1,124 @@
+/**
+ * The three elementwise ops that are not plain unary/binary functions:
+ *
+ * - `where(condition, x, y)` (MXNet `control_flow_op.cc`): `condition != 0 ? x : y`. `x` and `y`
+ *   have one shape; `condition` has that shape too, or is 1-D with length `x.shape[0]` and then
+ *   selects whole rows. Its dtype is free (any dtype; x, y and the output share theirs).
+ *   The expression is a `select`; for the 1-D form the kernel must read `condition` as shape
+ *   `(n, 1, ..., 1)` broadcast against x — see {@link whereConditionView}.
+ * - `clip(data, a_min, a_max)` (MXNet `matrix_op.cc`): NaN passes through, like MXNet's
+ *   `x > a_max ? a_max : (x < a_min ? a_min : x)`; the gradient flows where `a_min <= x <= a_max`.
+ * - `Cast` / `cast` (MXNet `elemwise_unary_op_basic.cc`): a definition only. Its output dtype is
+ *   the `dtype` param, which an elementwise expression (one compute dtype) cannot express, so each
+ *   backend registers a Cast kernel.
+ */
+import { MXNetError, type Shape, shapeToString } from '@mx/base';
+import { E } from '../../expr.js';
+import { elemwiseType, type ShapeSlots, type TypeSlots } from '../../op-def.js';
+import { P } from '../../params.js';
+import type { OpRegistry } from '../../registry.js';
+import { assignType, elemwiseShape, mergeShape } from './common.js';
+
+type AttrsLike = Readonly<Record<string, unknown>>;
+
+/**
+ * The shape a kernel should read `where`'s condition as: the condition itself when it has x's
+ * rank, `(n, 1, ..., 1)` for the 1-D row-selecting form (then it NumPy-broadcasts against x).
+ */
+export function whereConditionView(cond: Shape, x: Shape): number[] {
+  if (cond.length === x.length || cond.length !== 1) return [...cond];
+  return [cond[0] as number, ...new Array<number>(Math.max(x.length - 1, 0)).fill(1)];
+}
+
+function whereShape(attrs: AttrsLike, inShapes: ShapeSlots, outShapes: ShapeSlots): boolean {
+  // x, y and the output share one shape; the condition (input 0) is checked against it below.
+  const known = elemwiseShape('where', attrs, inShapes, outShapes, 1);
+  const t = outShapes[0];
+  const c = inShapes[0];
+  if (t === undefined || c === undefined) return false;
+  const fail = (): never => {
+    throw new MXNetError(
+      `condition of shape ${shapeToString(c)} must have the shape of x ${shapeToString(t)}, or be 1-D with length x.shape[0]`,
+      {
+        op: 'where',
+        params: attrs,
+        shapes: inShapes.map((s) => s ?? []),
+        hint: 'reshape or broadcast the condition to x.shape, or pass one flag per row',
+      },
+    );
+  };
+  if (c.length === t.length) {
+    const merged = mergeShape(c, t);
+    if (merged === null) return fail();
+    inShapes[0] = merged;
+    return known && merged.every((d) => d >= 0);
+  }
+  if (c.length === 1 && t.length >= 1) {
+    const n = c[0] as number;
+    const rows = t[0] as number;
+    if (n >= 0 && rows >= 0 && n !== rows) return fail();
+    return known && n >= 0;
+  }
+  return fail();
+}
+
+function whereType(inTypes: TypeSlots, outTypes: TypeSlots): boolean {
+  const xy: TypeSlots = [inTypes[1], inTypes[2]];
+  const ok = elemwiseType('where', xy, outTypes);
+  inTypes[1] = xy[0];
+  inTypes[2] = xy[1];
+  return ok && inTypes[0] !== undefined;
+}
+
+const { ograd: og } = E;
+const cond = E.input(0);
+
+export function registerWhereClipCast(registry: OpRegistry): void {
+  registry.define({
+    name: 'where',
+    aliases: ['_sparse_where'],
+    doc: 'condition != 0 ? x : y; condition has x.shape or is 1-D over x.shape[0]',
+    numInputs: 3,
+    listInputNames: ['condition', 'x', 'y'],
+    inferShape: (attrs, inS, outS) => whereShape(attrs, inS, outS),
+    inferType: (_attrs, inT, outT) => whereType(inT, outT),
+    elementwise: {
+      forward: E.select(cond, E.input(1), E.input(2)),
+      gradient: [null, E.select(cond, og, 0), E.select(cond, 0, og)],
+      inputViews: (ins, out) => [whereConditionView(ins[0] as Shape, out), ins[1] as Shape, ins[2] as Shape],
+    },
+  });
+
+  const aMin = E.param('a_min');
+  const aMax = E.param('a_max');
+  registry.define({
+    name: 'clip',
+    aliases: ['_sparse_clip'],
+    doc: 'clip values into [a_min, a_max]; NaN passes through',
+    params: {
+      a_min: P.float({ doc: 'Minimum value' }),
+      a_max: P.float({ doc: 'Maximum value' }),
+    },
+    inferShape: (attrs, inS, outS) => elemwiseShape('clip', attrs, inS, outS),
+    elementwise: {
+      forward: E.select(E.gt(E.x, aMax), aMax, E.select(E.lt(E.x, aMin), aMin, E.x)),
+      gradient: [E.mul(og, E.not(E.or(E.gt(E.x, aMax), E.lt(E.x, aMin))))],
+    },
+  });
+
+  registry.define({
+    name: 'Cast',
+    aliases: ['cast'],
+    doc: 'cast every element to `dtype` (kernels per backend; not a SimpleOp)',
+    params: { dtype: P.dtype({ doc: 'Output data type.' }) },
+    inferShape: (attrs, inS, outS) => elemwiseShape('Cast', attrs, inS, outS),
+    inferType: (attrs, inT, outT) => {
+      const dt = attrs.dtype;
+      if (dt === null) throw new MXNetError('Required parameter dtype is not presented', { op: 'Cast' });
+      assignType('Cast', outT, 0, dt, 'output');
+      return inT[0] !== undefined;
+    },
+    inplaceOption: () => [[0, 0]],
+    inplaceIdentity: () => [true],
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * `dot` and `batch_dot` (MXNet src/operator/tensor/dot-inl.h, dot.cc).
+ *
+ * `dot` contracts lhs's last axis with rhs's first: lhs (a..., k) · rhs (k, b...) → (a..., b...).
+ * Transposes act on MXNet's 2-D view of an N-d operand, not on a reversed axis order:
+ * `transpose_a` views lhs as (lhs.shape[0], rest) and contracts over its *first* axis, so the result
+ * starts with lhs.shape[1:]; `transpose_b` views rhs as (rest, rhs.shape[-1]) and contracts over
+ * its *last* axis, so the result ends with rhs.shape[:-1]. Two vectors give shape (1,); transposing
+ * a vector pair is an error. As in MXNet, the contracted sizes are only compared when both are
+ * non-zero.
+ *
+ * `batch_dot` multiplies matching batches: (B..., m, k) · (B..., k, n) with equal leading dims and
+ * equal ndim ≥ 3 (MXNet 2.0 allows N-d batches).
+ */
+import { MXNetError, type Shape, shapeToString } from '@mx/base';
+import type { ShapeSlots } from '../../op-def.js';
+import { P } from '../../params.js';
+import type { OpRegistry } from '../../registry.js';
+import { assignShape, known, shapeError, sizeOrUnknown } from './shape-util.js';
+
+const dotParams = {
+  transpose_a: P.bool({ default: false, doc: 'If true then transpose the first input before dot.' }),
+  transpose_b: P.bool({ default: false, doc: 'If true then transpose the second input before dot.' }),
+  forward_stype: P.optional(P.enum(['default', 'row_sparse', 'csr'] as const), {
+    default: null,
+    doc: 'The desired storage type of the forward output given by user; dense arrays always give default.',
+  }),
+};
+
+interface DotFlags {
+  readonly transpose_a: boolean;
+  readonly transpose_b: boolean;
+}
+
+/** Output shape of `dot` (MXNet `DotShape`); throws MXNetError on mismatched operands. */
+export function dotShape(op: string, lhs: Shape, rhs: Shape, p: DotFlags): Shape {
+  const flags = { transpose_a: p.transpose_a, transpose_b: p.transpose_b };
+  if (lhs.length === 0 || rhs.length === 0) {
+    throw new MXNetError('scalar tensor is not supported by this operator.', {
+      op,
+      params: flags,
+      shapes: [lhs, rhs],
+      hint: 'reshape zero-dim arrays to (1,) or use elementwise multiply',
+    });
+  }
+  if (lhs.length === 1 && rhs.length === 1) {
+    if (p.transpose_a || p.transpose_b) {
+      throw shapeError(
+        op,
+        'Cannot transpose vectors',
+        lhs,
+        rhs,
+        flags,
+        'drop transpose_a/transpose_b for 1-D inputs',
+      );
+    }
+    if (lhs[0] !== rhs[0] && (lhs[0] as number) >= 0 && (rhs[0] as number) >= 0) {
+      throw shapeError(op, 'vector lengths differ', lhs, rhs, flags, 'pass vectors of equal length');
+    }
+    return [1];
+  }
+  // MXNet's 2-D views: L = [rows part, cols part], R likewise.
+  const L0 = p.transpose_a ? lhs.slice(0, 1) : lhs.length > 1 ? lhs.slice(0, -1) : [1];
+  const L1 = p.transpose_a ? (lhs.length > 1 ? lhs.slice(1) : [1]) : lhs.slice(-1);
+  const R0 = p.transpose_b ? (rhs.length > 1 ? rhs.slice(0, -1) : [1]) : rhs.slice(0, 1);
+  const R1 = p.transpose_b ? rhs.slice(-1) : rhs.length > 1 ? rhs.slice(1) : [1];
+  const kl = sizeOrUnknown(p.transpose_a ? L0 : L1);
+  const kr = sizeOrUnknown(p.transpose_b ? R1 : R0);
+  if (kl > 0 && kr > 0 && kl !== kr) {
+    const side = p.transpose_a ? 'first' : 'last';
+    const rside = p.transpose_b ? 'last' : 'first';
+    throw shapeError(
+      op,
+      `contracted sizes ${kl} and ${kr} differ`,
+      lhs,
+      rhs,
+      flags,
+      `lhs's ${side} axis (size ${kl}) must equal rhs's ${rside} axis (size ${kr}); check transpose_a/transpose_b`,
+    );
+  }
+  const out: number[] = [];
+  if (lhs.length > 1) out.push(...(p.transpose_a ? L1 : L0));
+  if (rhs.length > 1) out.push(...(p.transpose_b ? R0 : R1));
+  return out;
+}
+
+/** Output shape of `batch_dot` (MXNet `BatchDotShape`). */
+export function batchDotShape(op: string, lhs: Shape, rhs: Shape, p: DotFlags): Shape {
+  const flags = { transpose_a: p.transpose_a, transpose_b: p.transpose_b };
+  const nd = lhs.length;
+  if (nd < 3 || rhs.length !== nd) {
+    throw shapeError(
+      op,
+      'batch_dot currently only support N-D*N-D array (N >= 3)',
+      lhs,
+      rhs,
+      flags,
+      'pass two arrays of equal ndim >= 3: (batch..., m, k) and (batch..., k, n)',
+    );
+  }
+  for (let i = 0; i < nd - 2; i++) {
+    const a = lhs[i] as number;
+    const b = rhs[i] as number;
+    if (a >= 0 && b >= 0 && a !== b) {
+      throw shapeError(
+        op,
+        'the leading batch dimensions must be equal',
+        lhs,
+        rhs,
+        flags,
+        `batch axis ${i}: ${a} vs ${b}`,
+      );
+    }
+  }
+  const m = p.transpose_a ? (lhs[nd - 1] as number) : (lhs[nd - 2] as number);
+  const kl = p.transpose_a ? (lhs[nd - 2] as number) : (lhs[nd - 1] as number);
+  const n = p.transpose_b ? (rhs[nd - 2] as number) : (rhs[nd - 1] as number);
+  const kr = p.transpose_b ? (rhs[nd - 1] as number) : (rhs[nd - 2] as number);
+  if (kl >= 0 && kr >= 0 && kl !== kr) {
+    throw shapeError(
+      op,
+      'shape mismatch',
+      lhs,
+      rhs,
+      flags,
+      `contracted sizes ${kl} and ${kr} differ; check transpose_a/transpose_b`,
+    );
+  }
+  return [...lhs.slice(0, nd - 2).map((d, i) => (d >= 0 ? d : (rhs[i] as number))), m, n];
+}
+
+function infer(
+  op: string,
+  fn: (op: string, l: Shape, r: Shape, p: DotFlags) => Shape,
+  p: DotFlags,
+  inShapes: ShapeSlots,
+  outShapes: ShapeSlots,
+): boolean {
+  const [l, r] = inShapes;
+  if (l === undefined || r === undefined) return false;
+  assignShape(op, outShapes, 0, fn(op, l, r, p), 'output');
+  return known(outShapes[0]);
+}
+
+export function registerDot(registry: OpRegistry): void {
+  registry.define({
+    name: 'dot',
+    doc: `Dot product of two arrays: lhs (..., k) · rhs (k, ...); transposes act on the 2-D views. Shapes: ${shapeToString([2, 3])} · ${shapeToString([3, 4])} → ${shapeToString([2, 4])}.`,
+    params: dotParams,
+    numInputs: 2,
+    listInputNames: ['lhs', 'rhs'],
+    inferShape: (p, i, o) => infer('dot', dotShape, p, i, o),
+  });
+  registry.define({
+    name: 'batch_dot',
+    doc: 'Batchwise dot product: (B..., m, k) · (B..., k, n) → (B..., m, n), with optional transposes of the trailing matrices.',
+    params: dotParams,
+    numInputs: 2,
+    listInputNames: ['lhs', 'rhs'],
+    inferShape: (p, i, o) => infer('batch_dot', batchDotShape, p, i, o),
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * Joining and splitting along one axis: Concat (variadic, `num_args`, inputs arg0..), stack,
+ * SliceChannel (alias split: equal parts) and _split_v2 (by boundary indices or sections).
+ * Names, params and defaults are MXNet's legacy ones, since symbol JSON stores them.
+ */
+import { type Shape, shapeToString } from '@mx/base';
+import { P } from '../../params.js';
+import type { OpRegistry } from '../../registry.js';
+import { argNames, assignShape, checkAxis, known, outputNames, shapeError } from './common.js';
+
+/** Boundaries [start, end) of each output of _split_v2 along its axis (MXNet `SplitOpShape`). */
+export function splitV2Bounds(indices: readonly number[], sections: number, dim: number): [number, number][] {
+  const starts =
+    sections > 0 ? Array.from({ length: sections }, (_, i) => Math.floor(dim / sections) * i) : [...indices];
+  return starts.map((s, i) => [s, i + 1 < starts.length ? (starts[i + 1] as number) : dim]);
+}
+
+export function registerConcat(registry: OpRegistry): void {
+  registry.define({
+    name: 'Concat',
+    aliases: ['concat'],
+    doc: 'Joins input arrays along a given axis.',
+    params: {
+      num_args: P.int({ lowerBound: 1, doc: 'Number of inputs to be concated.' }),
+      dim: P.int({ default: 1, doc: 'the dimension to be concated.' }),
+    },
+    numInputs: (a) => a.num_args,
+    keyVarNumArgs: 'num_args',
+    listInputNames: (a) => argNames(a.num_args),
+    inferShape(attrs, inShapes, outShapes) {
+      if (!inShapes.every(known)) return false;
+      const shapes = inShapes as Shape[];
+      const first = shapes[0] as Shape;
+      const axis = checkAxis('Concat', attrs.dim, first.length, attrs, inShapes, 'dim');
+      const out = [...first];
+      out[axis] = 0;
+      shapes.forEach((s, i) => {
+        const mismatch = s.length !== first.length || s.some((d, j) => j !== axis && d !== first[j]);
+        if (mismatch) {
+          const expected = [...first];
+          expected[axis] = s[axis] ?? 0;
+          throw shapeError(
+            'Concat',
+            `Incompatible input shape: expected ${shapeToString(expected)}, got ${shapeToString(s)} for input ${i}`,
+            attrs,
+            inShapes,
+            `all inputs must have the same shape except on axis ${axis}`,
+          );
+        }
+        out[axis] = (out[axis] as number) + (s[axis] as number);
+      });
+      assignShape('Concat', outShapes, 0, out, attrs);
+      return true;
+    },
+  });
+
+  registry.define({
+    name: 'stack',
+    doc: 'Joins a sequence of arrays along a new axis.',
+    params: {
+      axis: P.int({
+        default: 0,
+        doc: 'The axis in the result array along which the input arrays are stacked.',
+      }),
+      num_args: P.int({ lowerBound: 1, doc: 'Number of inputs to be stacked.' }),
+    },
+    numInputs: (a) => a.num_args,
+    keyVarNumArgs: 'num_args',
+    listInputNames: (a) => argNames(a.num_args),
+    inferShape(attrs, inShapes, outShapes) {
+      if (!inShapes.every(known)) return false;
+      const first = inShapes[0] as Shape;
+      inShapes.forEach((s, i) => {
+        const t = s as Shape;
+        if (t.length !== first.length || t.some((d, j) => d !== first[j]))
+          throw shapeError(
+            'stack',
+            `All input shapes must be the same: input ${i} has shape ${shapeToString(t)}, input 0 has ${shapeToString(first)}`,
+            attrs,
+            inShapes,
+          );
+      });
+      const axis = checkAxis('stack', attrs.axis, first.length + 1, attrs, inShapes);
+      assignShape(
+        'stack',
+        outShapes,
+        0,
+        [...first.slice(0, axis), attrs.num_args, ...first.slice(axis)],
+        attrs,
+      );
+      return true;
+    },
+  });
+
+  registry.define({
+    name: 'SliceChannel',
+    aliases: ['split'],
+    doc: 'Splits an array along a particular axis into multiple equal sub-arrays.',
+    params: {
+      num_outputs: P.int({
+        lowerBound: 1,
+        doc: 'Number of splits. Note that this should evenly divide the length of the `axis`.',
+      }),
+      axis: P.int({ default: 1, doc: 'Axis along which to split.' }),
+      squeeze_axis: P.bool({
+        default: false,
+        doc: 'If true, Removes the axis with length 1 from the shapes of the output arrays.',
+      }),
+    },
+    numOutputs: (a) => a.num_outputs,
+    listOutputNames: (a) => outputNames(a.num_outputs),
+    inferShape(attrs, inShapes, outShapes) {
+      const d = inShapes[0];
+      if (!known(d)) return false;
+      const axis = checkAxis('SliceChannel', attrs.axis, d.length, attrs, inShapes);
+      const n = attrs.num_outputs;
+      const len = d[axis] as number;
+      if (len % n !== 0)
+        throw shapeError(
+          'SliceChannel',
+          `You are trying to split the ${axis}-th axis of input tensor with shape ${shapeToString(d)} into num_outputs=${n} evenly sized chunks, but this is not possible because ${n} does not evenly divide ${len}`,
+          attrs,
+          inShapes,
+        );
+      if (attrs.squeeze_axis && len !== n)
+        throw shapeError(
+          'SliceChannel',
+          `If squeeze axis is True, the size of the sliced axis must be the same as num_outputs. Input shape=${shapeToString(d)}, axis=${axis}, num_outputs=${n}.`,
+          attrs,
+          inShapes,
+        );
+      const part = [...d];
+      if (attrs.squeeze_axis) part.splice(axis, 1);
+      else part[axis] = len / n;
+      for (let i = 0; i < n; i++) assignShape('SliceChannel', outShapes, i, part, attrs);
+      return true;
+    },
+  });
+
+  registry.define({
+    name: '_split_v2',
+    doc: 'Splits an array along an axis at the given boundary indices, or into `sections` equal parts.',
+    params: {
+      indices: P.shape({
+        doc: 'Indices of splits. The elements should denote the boundaries of at which split is performed along the `axis`.',
+      }),
+      axis: P.int({ default: 1, doc: 'Axis along which to split.' }),
+      squeeze_axis: P.bool({
+        default: false,
+        doc: 'If true, Removes the axis with length 1 from the shapes of the output arrays.',
+      }),
+      sections: P.int({
+        default: 0,
+        doc: 'Number of sections if equally splitted. Default to 0 which means split by indices.',
+      }),
+    },
+    numOutputs: (a) => (a.sections > 0 ? a.sections : a.indices.length),
+    listOutputNames: (a) => outputNames(a.sections > 0 ? a.sections : a.indices.length),
+    inferShape(attrs, inShapes, outShapes) {
+      const d = inShapes[0];
+      if (!known(d)) return false;
+      const axis = checkAxis('_split_v2', attrs.axis, d.length, attrs, inShapes);
+      const len = d[axis] as number;
+      splitV2Bounds(attrs.indices, attrs.sections, len).forEach(([start, end0], i) => {
+        const end = len === 0 ? start : end0;
+        if (len !== 0 && !(start < end))
+          throw shapeError(
+            '_split_v2',
+            `start ${start} is not less than end ${end} for subarray ${i}`,
+            attrs,
+            inShapes,
+          );
+        if (end > len)
+          throw shapeError(
+            '_split_v2',
+            `end ${end} is no less than the size of the axis ${len}`,
+            attrs,
+            inShapes,
+          );
+        const part = [...d];
+        if (attrs.squeeze_axis) {
+          if (end - start !== 1)
+            throw shapeError('_split_v2', `expected axis size of 1 but got ${end - start}`, attrs, inShapes);
+          part.splice(axis, 1);
+        } else part[axis] = end - start;
+        assignShape('_split_v2', outShapes, i, part, attrs);
+      });
+      return true;
+    },
+  });
+}

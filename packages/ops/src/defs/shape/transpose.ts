@@ -1,0 +1,111 @@
+/**
+ * Axis permutations: transpose (axes, empty = reverse all) and SwapAxis (dim1, dim2). Both export
+ * the permutation they apply (`transposeAxes`, `swapAxes`) so backends compute the same one the
+ * shape inference checked, instead of re-deriving it.
+ */
+import type { Shape } from '@mx/base';
+import type { ShapeSlots } from '../../op-def.js';
+import { P } from '../../params.js';
+import type { OpRegistry } from '../../registry.js';
+import { assignShape, checkAxis, known, shapeError } from './common.js';
+
+type Attrs = Readonly<Record<string, unknown>>;
+
+/** The permutation `transpose` applies to an `ndim`-d input (negative axes normalised). */
+export function transposeAxes(
+  axes: readonly number[],
+  ndim: number,
+  attrs: Attrs = { axes },
+  inShapes: ShapeSlots = [],
+): number[] {
+  if (axes.length === 0) return Array.from({ length: ndim }, (_, i) => ndim - 1 - i);
+  if (axes.length !== ndim)
+    throw shapeError(
+      'transpose',
+      `axes ${JSON.stringify(axes)} has ${axes.length} entries but the input has ${ndim} dimensions`,
+      attrs,
+      inShapes,
+      'give one axis per input dimension, or none to reverse them',
+    );
+  const seen = new Array<boolean>(ndim).fill(false);
+  return axes.map((a) => {
+    const ax = checkAxis('transpose', a, ndim, attrs, inShapes, 'axes entry');
+    if (seen[ax])
+      throw shapeError(
+        'transpose',
+        `repeated axis ${ax} in axes`,
+        attrs,
+        inShapes,
+        'axes must be a permutation',
+      );
+    seen[ax] = true;
+    return ax;
+  });
+}
+
+/** The permutation SwapAxis applies. */
+export function swapAxes(
+  dim1: number,
+  dim2: number,
+  ndim: number,
+  attrs: Attrs = {},
+  inShapes: ShapeSlots = [],
+): number[] {
+  const a = checkAxis('SwapAxis', dim1, ndim, attrs, inShapes, 'dim1');
+  const b = checkAxis('SwapAxis', dim2, ndim, attrs, inShapes, 'dim2');
+  const perm = Array.from({ length: ndim }, (_, i) => i);
+  perm[a] = b;
+  perm[b] = a;
+  return perm;
+}
+
+function permute(d: Shape, perm: readonly number[]): number[] {
+  return perm.map((p) => d[p] as number);
+}
+
+export function registerTranspose(registry: OpRegistry): void {
+  registry.define({
+    name: 'transpose',
+    doc: 'Permutes the dimensions of an array (reverses them when `axes` is empty).',
+    params: {
+      axes: P.shape({
+        default: Object.freeze([]) as readonly number[],
+        doc: 'Target axis order. By default the axes will be inverted.',
+      }),
+    },
+    inferShape(attrs, inShapes, outShapes) {
+      const d = inShapes[0];
+      if (!known(d)) return false;
+      assignShape(
+        'transpose',
+        outShapes,
+        0,
+        permute(d, transposeAxes(attrs.axes, d.length, attrs, inShapes)),
+        attrs,
+      );
+      return true;
+    },
+  });
+
+  registry.define({
+    name: 'SwapAxis',
+    aliases: ['swapaxes'],
+    doc: 'Interchanges two axes of an array.',
+    params: {
+      dim1: P.int({ default: 0, doc: 'the first axis to be swapped.' }),
+      dim2: P.int({ default: 0, doc: 'the second axis to be swapped.' }),
+    },
+    inferShape(attrs, inShapes, outShapes) {
+      const d = inShapes[0];
+      if (!known(d)) return false;
+      assignShape(
+        'SwapAxis',
+        outShapes,
+        0,
+        permute(d, swapAxes(attrs.dim1, attrs.dim2, d.length, attrs, inShapes)),
+        attrs,
+      );
+      return true;
+    },
+  });
+}
