@@ -262,15 +262,18 @@ export class Profiler {
    */
   async dump(options: { filename?: string; reset?: boolean } = {}): Promise<string> {
     const filename = options.filename ?? this.#config.filename;
-    const hasFs = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions
-      ?.node;
-    if (hasFs !== 'string') {
+    // Reached through process.getBuiltinModule (Node >= 20.16), not an import, so bundlers for
+    // browsers never see node:fs.
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const fs = proc?.getBuiltinModule?.('node:fs/promises') as
+      | { writeFile(path: string, data: string): Promise<void> }
+      | undefined;
+    if (fs === undefined) {
       throw new MXNetError('Profiler.dump needs a file system (Node)', {
         op: 'Profiler.dump',
         hint: 'use profiler.traceJSON() and save the text yourself',
       });
     }
-    const fs = await import('node:fs/promises');
     await fs.writeFile(filename, this.traceJSON());
     if (options.reset) this.reset();
     return filename;

@@ -256,6 +256,25 @@ describe('memory', () => {
     expect(keep.isDisposed).toBe(false);
   });
 
+  it('a scope whose body throws disposes what it created', async () => {
+    const { nd } = setup();
+    const before = nd.memory().arrays;
+    await expect(
+      nd.scope(async () => {
+        nd.array([1, 2]);
+        await Promise.resolve();
+        throw new Error('body failed');
+      }),
+    ).rejects.toThrow('body failed');
+    expect(() =>
+      nd.scopeSync(() => {
+        nd.array([3]);
+        throw new Error('sync body failed');
+      }),
+    ).toThrow('sync body failed');
+    expect(nd.memory().arrays).toBe(before);
+  });
+
   it('leakCheck names leaked arrays and where they were created', async () => {
     const { nd } = setup();
     let leaked: NDArray | undefined;

@@ -1,6 +1,7 @@
 /**
  * Scopes: `nd.scope(async () => ...)` disposes every array created inside the body except the ones it
- * returns (and the ones passed to `nd.keep`), like tfjs's `tidy` — but safe across `await`.
+ * returns (and the ones passed to `nd.keep`), like tfjs's `tidy` — but safe across `await`. A body
+ * that throws has everything it created disposed.
  *
  * Knowing "the scope this array was created in" across awaits needs the async context of the
  * caller. In Node we use AsyncLocalStorage (reached through `process.getBuiltinModule`, so nothing
@@ -67,6 +68,9 @@ export class ScopeTracker<T extends { dispose(): void }> {
     this.#open++;
     try {
       result = await this.#runIn(frame, fn);
+    } catch (e) {
+      this.#close(frame, new Set());
+      throw e;
     } finally {
       this.#open--;
     }
@@ -116,6 +120,9 @@ export class ScopeTracker<T extends { dispose(): void }> {
           this.#stack.pop();
         }
       }
+    } catch (e) {
+      this.#close(frame, new Set());
+      throw e;
     } finally {
       this.#open--;
     }
