@@ -18,6 +18,7 @@ import {
   type StorageArray,
   shapeSize,
 } from '@mx/base';
+import type { CoreOps } from './core-ops.js';
 import { flattenNested, type NestedArray, nestedShape } from './host.js';
 import type { InvokeOptions } from './invoke.js';
 import {
@@ -94,7 +95,11 @@ export interface NdBase {
   readonly runtime: Runtime;
 }
 
-export type Nd = NdBase & { readonly [op: string]: OpFunction };
+/**
+ * The namespace: typed helpers, a typed function per core operator (`CoreOps`, generated), and any
+ * other registered operator by name (`nd['my_op']`, possibly undefined).
+ */
+export type Nd = NdBase & CoreOps & { readonly [op: string]: OpFunction | undefined };
 
 const HOST_DTYPE = new Map<unknown, DTypeName>([
   [Float32Array, 'float32'],
