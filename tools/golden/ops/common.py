@@ -73,13 +73,15 @@ def case(name, op, inputs, outputs=None, params=None, rtol=None, atol=None, erro
     return c
 
 
-def write(family, cases):
-    os.makedirs(OUT_DIR, exist_ok=True)
+def write(family, cases, out_dir=None):
+    """Write the cases; `out_dir` (default: the conformance package) for backend-private data."""
+    out_dir = out_dir or OUT_DIR
+    os.makedirs(out_dir, exist_ok=True)
     names = [c['name'] for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise SystemExit(f'duplicate case names: {sorted(dup)[:5]}')
-    path = os.path.join(OUT_DIR, f'{family}.json')
+    path = os.path.join(out_dir, f'{family}.json')
     with open(path, 'w') as f:
         json.dump({'family': family, 'generator': f'tools/golden/ops/{family}.py',
                    'numpy': np.__version__, 'cases': cases}, f, separators=(',', ':'))

@@ -1,0 +1,18 @@
+/**
+ * The code-generation context emitters share: the function being written and the module-level
+ * helpers it may call (imported JS math, SIMD math functions built once per module). An interface,
+ * so the op emitters (scalar-ops.ts, vector-ops.ts, vmath.ts) do not depend on the module builder.
+ */
+import type { FunctionBuilder } from '../wasm/assembler.js';
+import type { BinaryImport, UnaryImport } from './js-math.js';
+
+/** SIMD math functions with a vector implementation (v128 -> v128). */
+export type VMathFn = 'exp' | 'log' | 'tanh' | 'erf';
+
+export interface Gen {
+  readonly f: FunctionBuilder;
+  /** Function index of an imported float64 JS function. */
+  importIndex(name: UnaryImport | BinaryImport): number;
+  /** Function index of the SIMD `fn` for f32x4 or f64x2 (built on first use). */
+  vmath(fn: VMathFn, kind: 'f32' | 'f64'): number;
+}
