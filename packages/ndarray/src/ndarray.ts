@@ -45,6 +45,8 @@ export class NDArray {
   readonly #byteOffset: number;
   #disposed = false;
   #blob: TBlob | undefined;
+  /** @internal Set by the runtime once the array is registered with its FinalizationRegistry. */
+  finalizerRegistered = false;
 
   /** @internal Use the runtime's `nd` functions to create arrays. */
   constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: DTypeName, byteOffset: number) {
