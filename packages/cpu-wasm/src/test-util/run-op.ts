@@ -5,7 +5,7 @@
  * Not exported from the package.
  */
 import { cpu, DType, type DTypeName, MXNetError, type Shape, type StorageArray, shapeSize } from '@mx/base';
-import { createOpRegistry, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
+import { createOpRegistry, type OpRegistry, OpReq, type RequestedResource, type TBlob } from '@mx/ops';
 import { CpuWasmBackend } from '../backend.js';
 
 export interface HostArray {
@@ -33,6 +33,8 @@ export interface OpHarness {
       readonly req?: 'write' | 'add';
       readonly out?: readonly HostArray[];
       readonly isTrain?: boolean;
+      /** Resources handed to the kernel as `ctx.requested` (e.g. a ParallelRandomResource for samplers). */
+      readonly requested?: readonly RequestedResource[];
     },
   ): OpResult[];
 }
@@ -92,7 +94,12 @@ export function createOpHarness(): OpHarness {
       const req = outBlobs.map(() => (options.req === 'add' ? OpReq.add : OpReq.write));
       kernel.compute(
         attrs,
-        { isTrain: options.isTrain ?? false, needGrad: false, ctx: cpu(), requested: [] },
+        {
+          isTrain: options.isTrain ?? false,
+          needGrad: false,
+          ctx: cpu(),
+          requested: options.requested ?? [],
+        },
         inBlobs,
         req,
         outBlobs,
