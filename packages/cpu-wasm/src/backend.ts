@@ -31,7 +31,10 @@ export const CPU_WASM_COMPUTE_DTYPES: readonly DTypeName[] = Object.freeze([
 ]);
 
 export interface CpuWasmOptions extends WasmMemoryOptions {
-  /** Worker threads for large kernels; default: hardware concurrency - 1 (0 disables threads). */
+  /**
+   * Worker threads for large kernels besides the calling thread; default hardware concurrency - 1
+   * (or OMP_NUM_THREADS - 1); 0 disables threads. Workers start at the first large kernel.
+   */
   readonly workers?: number;
 }
 
@@ -43,7 +46,7 @@ export class CpuWasmBackend implements Backend<number> {
 
   constructor(options: CpuWasmOptions = {}) {
     const memory = new WasmMemory(options);
-    this.runtime = new CpuWasmRuntime(memory, detectFeatures());
+    this.runtime = new CpuWasmRuntime(memory, detectFeatures(), options.workers);
     this.capabilities = Object.freeze({
       computeDTypes: CPU_WASM_COMPUTE_DTYPES,
       storageDTypes: Object.freeze(Object.keys(DType) as DTypeName[]),
@@ -105,5 +108,8 @@ export class CpuWasmBackend implements Backend<number> {
     u8.copyWithin(this.runtime.address(dst), this.runtime.address(src), this.runtime.address(src) + bytes);
   }
 
-  dispose(): void {}
+  /** Stop the worker threads (the memory is released with the backend object). */
+  dispose(): void {
+    this.runtime.threads?.dispose();
+  }
 }

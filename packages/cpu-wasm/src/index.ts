@@ -5,4 +5,5 @@
  */
 export { CPU_WASM, CPU_WASM_COMPUTE_DTYPES, CpuWasmBackend, type CpuWasmOptions } from './backend.js';
 export { WasmMemory, type WasmMemoryOptions } from './memory.js';
-export { CpuWasmRuntime, type WasmFeatures } from './runtime.js';
+export { type CompiledKernel, CpuWasmRuntime, type KernelThreads, type WasmFeatures } from './runtime.js';
+export { WorkerPool, type WorkerPoolOptions } from './threads/index.js';

@@ -30,18 +30,28 @@ export interface CompiledKernel {
 export interface KernelThreads {
   /** Number of threads that take part in a parallel run (workers + the calling thread). */
   readonly size: number;
+  /**
+   * Run `kernel.exports[exportName](chunk, thread, ...args)` for chunk = 0..total-1 across the
+   * threads (the caller takes part); returns when every chunk is done. At most 8 i32 args.
+   */
+  parallelFor(kernel: CompiledKernel, exportName: string, total: number, args?: readonly number[]): void;
+  /** Stop the workers. */
+  dispose(): void;
 }
 
 export class CpuWasmRuntime {
   readonly memory: WasmMemory;
   readonly features: WasmFeatures;
   readonly #cache = new Map<string, CompiledKernel>();
-  /** Worker pool, when threads are enabled and available (set by the backend). */
+  /** Worker pool, when threads are enabled and available (created on first large kernel). */
   threads: KernelThreads | null = null;
+  /** Worker threads to use besides the caller (undefined: hardware threads - 1; 0: none). */
+  readonly workers: number | undefined;
 
-  constructor(memory: WasmMemory, features: WasmFeatures) {
+  constructor(memory: WasmMemory, features: WasmFeatures, workers?: number) {
     this.memory = memory;
     this.features = features;
+    this.workers = workers;
   }
 
   /**

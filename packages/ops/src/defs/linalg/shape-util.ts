@@ -36,7 +36,7 @@ export function assignShape(op: string, slots: ShapeSlots, i: number, shape: Sha
 
 /** True when the shape and every dim are known. */
 export function known(s: Shape | undefined): s is Shape {
-  return s !== undefined && s.every((d) => d >= 0);
+  return s?.every((d) => d >= 0) === true;
 }
 
 /** MXNetError for operands whose shapes do not multiply. */
