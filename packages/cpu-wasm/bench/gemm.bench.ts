@@ -24,8 +24,7 @@ interface Peers {
 
 async function loadPeers(): Promise<{ peers: Peers; tf: unknown } | string> {
   try {
-    const spec = new URL('../../../tools/peers/src/index.ts', import.meta.url).href;
-    const peers = (await import(/* @vite-ignore */ spec)) as Peers;
+    const peers = (await import('@mx/peers')) as unknown as Peers;
     return { peers, tf: await peers.loadTfjs('wasm') };
   } catch (e) {
     return `tfjs-wasm unavailable (${(e as Error).message.split('\n')[0]})`;

@@ -203,10 +203,15 @@ export class Runtime implements ChunkOwner {
     // The finalizer safety net is joined lazily, at the end of the current task: temporaries
     // disposed within the task (most of them) never pay for a weak cell, which cost ~0.7 µs per op
     // on the dispatch benchmark. The nursery holds arrays strongly only until then.
-    this.#nursery.push(a);
-    if (!this.#nurseryFlushScheduled) {
+    // Bounded: a long synchronous loop flushes every 256 arrays, so the nursery never keeps more
+    // than that many dead temporaries reachable (they would otherwise survive scavenges).
+    if (this.#nursery.push(a) >= 256) this.#flushNursery();
+    else if (!this.#nurseryFlushScheduled) {
       this.#nurseryFlushScheduled = true;
-      queueMicrotask(() => this.#flushNursery());
+      queueMicrotask(() => {
+        this.#nurseryFlushScheduled = false;
+        this.#flushNursery();
+      });
     }
     this.#scopes.add(a);
     if (this.#leakChecks.size > 0) {
@@ -227,7 +232,6 @@ export class Runtime implements ChunkOwner {
   #flushNursery(): void {
     const arrays = this.#nursery;
     this.#nursery = [];
-    this.#nurseryFlushScheduled = false;
     for (const a of arrays) {
       if (a.isDisposed) continue;
       a.finalizerRegistered = true;
