@@ -219,10 +219,15 @@ export function invokeOp(
       { name },
     );
   } else {
+    // A synchronous kernel runs on this thread whenever it runs, so nothing is gained by deferring it
+    // to the engine's drain: pushed with the `async` property, the engine runs it at once when its
+    // variables are idle (tfjs-style eager execution: short-lived temporaries, warm caches) and
+    // queues it behind unfinished work otherwise (an asynchronous kernel, a GPU op).
     const opCtx: OpContext =
       requested.length === 0 ? rt.opContext(ctx, isTrain) : { isTrain, needGrad: false, ctx, requested };
     rt.engine.pushSync(() => compute(attrs, opCtx, inBlobs, req, outBlobs), ctx, constVars, mutateVars, {
       name,
+      prop: FnProperty.async,
     });
   }
   return { outputs, visible: op.numVisibleOutputs(attrs) };

@@ -19,6 +19,7 @@ function testRegistry(): OpRegistry {
   r.define({ name: 'test_add', numInputs: 2, inferShape: same });
   r.define({ name: 'test_scale', params: { k: P.float({ default: 2 }) }, inferShape: same });
   r.define({ name: 'test_fail', inferShape: same });
+  r.define({ name: 'test_slow', inferShape: same });
   r.define({
     name: 'test_two',
     numOutputs: 2,
@@ -45,6 +46,15 @@ function installTestKernels(rt: Runtime, backend: CpuWasmBackend): void {
       const [x, o] = [view(ins[0] as never), view(outs[0] as never)];
       for (let i = 0; i < o.length; i++)
         o[i] = (req[0] === 3 ? (o[i] as number) : 0) + a.k * (x[i] as number);
+    },
+  });
+  rt.registry.registerKernel('test_slow', 'cpu-wasm', {
+    execType: 'async',
+    compute(_a, c, ins, _r, outs) {
+      setTimeout(() => {
+        view(outs[0] as never).set(view(ins[0] as never));
+        c.onComplete?.();
+      }, 5);
     },
   });
   rt.registry.registerKernel('test_fail', 'cpu-wasm', {
@@ -110,15 +120,18 @@ describe('creation and reads', () => {
 });
 
 describe('invoke through the engine', () => {
-  it('returns before the kernel runs, and reads wait for it', async () => {
+  it('runs a ready sync kernel at once, and queues one behind unfinished async work without blocking', async () => {
     const { nd } = setup();
     const x = nd.array([1, 2, 3]);
     const y = nd.array([10, 20, 30]);
-    const pendingBefore = rt.engine.pendingOps;
     const z = nd.test_add!(x, y) as NDArray;
-    expect(rt.engine.pendingOps).toBeGreaterThan(pendingBefore);
-    expect(await z.array()).toEqual([11, 22, 33]);
+    expect(rt.engine.pendingOps).toBe(0); // inputs were idle: ran eagerly
     expect(z.dataSync()).toEqual(new Float32Array([11, 22, 33]));
+    const slow = nd.test_slow!(x) as NDArray; // an async kernel (5 ms on a timer)
+    const w = nd.test_add!(slow, y) as NDArray; // returns at once, queued behind it
+    expect(rt.engine.pendingOps).toBe(2);
+    expect(await w.array()).toEqual([11, 22, 33]);
+    expect(rt.engine.pendingOps).toBe(0);
   });
 
   it('parses params from typed values and MXNet strings, and writes into out= with req add', async () => {

@@ -393,9 +393,11 @@ export class Runtime implements ChunkOwner {
   write(dst: NDArray, data: StorageArray): void {
     const backend = dst.chunk.backend;
     const blob = dst.blob();
+    // A host copy runs on this thread either way: `async` lets the engine do it now when the array
+    // is idle (see invoke.ts); GPU uploads go to the device's copy lane.
     this.engine.pushSync(() => backend.write(blob, data), dst.ctx, [], [dst.chunkVar], {
       name: 'copy_from_host',
-      prop: dst.ctx.deviceType === 'gpu' ? FnProperty.copyToGPU : FnProperty.normal,
+      prop: dst.ctx.deviceType === 'gpu' ? FnProperty.copyToGPU : FnProperty.async,
     });
   }
 
