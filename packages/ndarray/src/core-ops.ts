@@ -57,6 +57,7 @@ export const CORE_OP_NAMES = [
   '_add',
   '_arange',
   '_copy',
+  '_copyto',
   '_div',
   '_div_scalar',
   '_equal',
@@ -344,6 +345,7 @@ export interface CoreOps {
   readonly _add: OpFunction;
   readonly _arange: OpFunction;
   readonly _copy: OpFunction;
+  readonly _copyto: OpFunction;
   readonly _div: OpFunction;
   readonly _div_scalar: OpFunction;
   readonly _equal: OpFunction;

@@ -1,6 +1,6 @@
 import { gpu, isMXNetError, MXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
-import { OpRegistry, P } from '@mx/ops';
+import { createOpRegistry, OpRegistry, P } from '@mx/ops';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, NDArray, type Runtime } from './index.js';
 import { HostTestBackend } from './test-util/host-backend.js';
@@ -8,6 +8,7 @@ import { HostTestBackend } from './test-util/host-backend.js';
 /** A registry with a few test ops whose kernels we control (the core ops are tested elsewhere). */
 function testRegistry(): OpRegistry {
   const r = new OpRegistry();
+  r.define(createOpRegistry().get('_copyto').def);
   const same = (
     _a: unknown,
     ins: (readonly number[] | undefined)[],
@@ -226,6 +227,9 @@ describe('views, copies and in-place writes', () => {
     expect(await back.array()).toEqual([1, 2, 3]);
     expect(await g.array()).toEqual([1, 2, 3]);
     expect(() => a.set([1])).toThrow(/3/);
+    const viaOp = nd.invoke('_copyto', [a], {}, { ctx: gpu(0) })[0] as NDArray;
+    expect(viaOp.ctx).toBe(gpu(0));
+    expect(await viaOp.array()).toEqual([7, 7, 7]);
   });
 });
 

@@ -264,6 +264,7 @@ export class Runtime implements ChunkOwner {
   /** Run a registered op (by name, alias or Op) on `inputs`; returns its visible outputs. */
   invoke(op: string | Op, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[] {
     const o = typeof op === 'string' ? this.registry.get(op) : op;
+    if (o.def.crossDeviceCopy) return [this.#crossDeviceCopy(o, inputs, options)];
     const { outputs: outs, visible } = invokeOp(this, o, inputs, params, options);
     if (visible < outs.length) {
       // Hidden outputs are internal to the op (MXNet keeps them alive with the visible ones).
@@ -272,6 +273,20 @@ export class Runtime implements ChunkOwner {
       return outs.slice(0, visible);
     }
     return outs;
+  }
+
+  /** `_copyto(x, out=y)` or `_copyto(x, ctx=c)`: the backends' transfer path (MXNet CopyFromTo). */
+  #crossDeviceCopy(op: Op, inputs: readonly NDArray[], options: InvokeOptions | undefined): NDArray {
+    const src = inputs[0];
+    if (inputs.length !== 1 || src === undefined) {
+      throw new MXNetError(`expected 1 input, got ${inputs.length}`, { op: op.name });
+    }
+    src.checkLive(op.name);
+    const out = options?.out;
+    if (Array.isArray(out) && out.length !== 1)
+      throw new MXNetError('out= needs exactly 1 array', { op: op.name });
+    const target = (Array.isArray(out) ? out[0] : out) as NDArray | undefined;
+    return this.copy(src, target ?? options?.ctx ?? src.ctx);
   }
 
   /** @internal Output shape of `reshape` (MXNet's special codes), via the Reshape op's inference. */

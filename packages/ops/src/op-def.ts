@@ -68,6 +68,11 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
   readonly elementwise?: ElementwiseDef;
   /** MXNet `TIsBackward`. */
   readonly isBackward?: boolean;
+  /**
+   * MXNet's FExecType kCrossDeviceCopy: the op moves data between devices and is run by the array
+   * layer through the backends' transfer functions instead of a kernel (`_copyto`).
+   */
+  readonly crossDeviceCopy?: boolean;
 }
 
 function countOf<A>(c: CountFn<A> | undefined, attrs: A, dflt: number): number {

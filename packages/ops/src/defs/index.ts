@@ -3,6 +3,7 @@
  * found by searching its name). `registerCoreOps` fills a registry; runtimes call it once.
  */
 import type { OpRegistry } from '../registry.js';
+import { registerCopy } from './copy.js';
 import { registerElementwise } from './elementwise/index.js';
 import { registerInit } from './init/index.js';
 import { registerLinalg } from './linalg/index.js';
@@ -16,5 +17,6 @@ export function registerCoreOps(registry: OpRegistry): OpRegistry {
   registerReduce(registry);
   registerShape(registry);
   registerLinalg(registry);
+  registerCopy(registry);
   return registry;
 }
