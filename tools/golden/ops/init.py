@@ -188,7 +188,19 @@ def bad_params():
         cases.append(case(name, op, [], params=params, error=msg))
 
 
+def copyto():
+    # _copyto copies values unchanged (same dtype, shape), whatever the devices.
+    rng = np.random.default_rng(7)
+    for dt in ['float32', 'float64', 'int32', 'int64', 'uint8', 'bool']:
+        a = (rng.standard_normal((2, 3)) * 10).astype(dt)
+        cases.append(case(f'_copyto/{dt}/2x3', '_copyto', [a], [a.copy()]))
+    for shape in [(), (0,), (2, 0, 3)]:
+        a = np.arange(int(np.prod(shape)), dtype='float32').reshape(shape)
+        cases.append(case(f'_copyto/float32/{"x".join(map(str, shape)) or "scalar"}', '_copyto', [a], [a.copy()]))
+
+
 fills()
+copyto()
 eye()
 likes()
 arange()
