@@ -25,7 +25,7 @@ const rt = createRuntime({ backends: [new CpuWasmBackend()], env: Env.fromProces
 const { nd } = rt;
 
 function uniform(shape: number[]): NDArray {
-  return nd._random_uniform({ shape, low: -1, high: 1, ctx: cpu() }) as NDArray;
+  return nd._random_uniform({ shape, low: -1, high: 1, ctx: cpu() });
 }
 
 type Runner = { name: string; run: () => unknown; dispose: () => void };
@@ -88,7 +88,7 @@ async function main(nd: Nd): Promise<void> {
           {
             name: 'ours',
             run: () => {
-              const c = nd.dot(a, b, { transpose_a: ta, transpose_b: tb }) as NDArray;
+              const c = nd.dot(a, b, { transpose_a: ta, transpose_b: tb });
               c.dataSync();
               c.dispose();
             },

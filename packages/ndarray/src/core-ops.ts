@@ -3,7 +3,7 @@
  * from the registry; do not edit). Ops registered later (third-party packages) are reached through
  * the index signature of `Nd`.
  */
-import type { OpFunction } from './nd.js';
+import type { OpFunction, OpFunctionMulti } from './nd.js';
 
 export const CORE_OP_NAMES = [
   'BlockGrad',
@@ -300,7 +300,7 @@ export interface CoreOps {
   readonly Flatten: OpFunction;
   readonly Pad: OpFunction;
   readonly Reshape: OpFunction;
-  readonly SliceChannel: OpFunction;
+  readonly SliceChannel: OpFunctionMulti;
   readonly SwapAxis: OpFunction;
   readonly _Div: OpFunction;
   readonly _DivScalar: OpFunction;
@@ -384,7 +384,7 @@ export interface CoreOps {
   readonly _not_equal: OpFunction;
   readonly _not_equal_scalar: OpFunction;
   readonly _np_cumsum: OpFunction;
-  readonly _npx_topk: OpFunction;
+  readonly _npx_topk: OpFunctionMulti;
   readonly _ones: OpFunction;
   readonly _plus: OpFunction;
   readonly _plus_scalar: OpFunction;
@@ -451,7 +451,7 @@ export interface CoreOps {
   readonly _sparse_tanh: OpFunction;
   readonly _sparse_trunc: OpFunction;
   readonly _sparse_where: OpFunction;
-  readonly _split_v2: OpFunction;
+  readonly _split_v2: OpFunctionMulti;
   readonly _sub: OpFunction;
   readonly _zeros: OpFunction;
   readonly abs: OpFunction;
@@ -560,7 +560,7 @@ export interface CoreOps {
   readonly slice_like: OpFunction;
   readonly softsign: OpFunction;
   readonly sort: OpFunction;
-  readonly split: OpFunction;
+  readonly split: OpFunctionMulti;
   readonly sqrt: OpFunction;
   readonly square: OpFunction;
   readonly squeeze: OpFunction;
@@ -573,7 +573,7 @@ export interface CoreOps {
   readonly tan: OpFunction;
   readonly tanh: OpFunction;
   readonly tile: OpFunction;
-  readonly topk: OpFunction;
+  readonly topk: OpFunctionMulti;
   readonly transpose: OpFunction;
   readonly trunc: OpFunction;
   readonly uniform: OpFunction;

@@ -21,7 +21,7 @@ export {
   saveNpy,
   saveNpz,
 } from './io/index.js';
-export type { CreateOptions, Nd, NdBase, OpCallParams, OpFunction } from './nd.js';
+export type { CreateOptions, Nd, NdBase, OpCallParams, OpFunction, OpFunctionMulti } from './nd.js';
 export type { ArrayFileFormat, LoadedArrays, LoadOptions, SaveOptions } from './nd-io.js';
 export { NDArray, type OpParams } from './ndarray.js';
 export { createRuntime, type Leak, type MemoryStats, Runtime, type RuntimeOptions } from './runtime.js';

@@ -33,8 +33,10 @@ import {
 import { NDArray, type OpParams } from './ndarray.js';
 import type { MemoryStats, Runtime } from './runtime.js';
 
-/** A generated operator function. */
-export type OpFunction = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray | NDArray[];
+/** A generated function for an operator with one visible output. */
+export type OpFunction = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray;
+/** A generated function for an operator whose visible outputs depend on its params (split, topk...). */
+export type OpFunctionMulti = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray | NDArray[];
 
 /** Params of an op call plus the invoke options. */
 export type OpCallParams = OpParams & {
@@ -99,7 +101,7 @@ export interface NdBase {
  * The namespace: typed helpers, a typed function per core operator (`CoreOps`, generated), and any
  * other registered operator by name (`nd['my_op']`, possibly undefined).
  */
-export type Nd = NdBase & CoreOps & { readonly [op: string]: OpFunction | undefined };
+export type Nd = NdBase & CoreOps & { readonly [op: string]: OpFunctionMulti | undefined };
 
 const HOST_DTYPE = new Map<unknown, DTypeName>([
   [Float32Array, 'float32'],
@@ -119,7 +121,7 @@ function isParams(x: unknown): x is OpCallParams {
 }
 
 export function createNd(rt: Runtime): Nd {
-  const opFunctions = new Map<string, OpFunction>();
+  const opFunctions = new Map<string, OpFunctionMulti>();
 
   const call = (name: string, args: readonly (NDArray | OpCallParams | undefined)[]): NDArray | NDArray[] => {
     const op = rt.registry.get(name);
