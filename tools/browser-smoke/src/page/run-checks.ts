@@ -54,6 +54,35 @@ async function runOp(rt: Runtime, c: OpCheck): Promise<string | undefined> {
   });
 }
 
+/**
+ * A GEMM large enough for the worker pool (2·192³ flop, above the inline threshold): on a
+ * cross-origin-isolated page the pool starts browser Workers on the shared memory; elsewhere it runs
+ * on the page's thread. A = ones, B[i][c] = (i mod 5) - 2, so every C entry is -3.
+ */
+async function gemmOnWorkers(rt: Runtime): Promise<string | undefined> {
+  const n = 192;
+  const b = Array.from({ length: n * n }, (_, k) => (Math.floor(k / n) % 5) - 2);
+  const runtime = (
+    rt.backendFor(rt.defaultContext) as unknown as {
+      runtime: { threads: { size: number } | null; memory: { shared: boolean } };
+    }
+  ).runtime;
+  for (let round = 0; round < 3; round++) {
+    const bad = await rt.nd.scope(async () => {
+      const c = rt.nd.dot(rt.nd.ones([n, n]), rt.nd.array(b, { shape: [n, n] }));
+      const data = await c.data();
+      const wrong = data.findIndex((v) => v !== -3);
+      return wrong < 0 ? undefined : `C[${wrong}] = ${data[wrong]}, expected -3 (round ${round})`;
+    });
+    if (bad !== undefined) return bad;
+    await new Promise((r) => setTimeout(r, 100)); // let the workers come online between rounds
+  }
+  const threads = runtime.threads?.size ?? 1;
+  if (runtime.memory.shared && threads < 2) return `shared memory but ${threads} thread(s): no worker pool`;
+  if (!runtime.memory.shared && threads !== 1) return `no shared memory but ${threads} threads`;
+  return undefined;
+}
+
 /** Every smoke check, in order: the NDArray surface first, then one or more checks per op family. */
 export async function runSmokeChecks(rt: Runtime): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
@@ -61,5 +90,6 @@ export async function runSmokeChecks(rt: Runtime): Promise<CheckResult[]> {
   for (const c of OP_CHECKS) {
     results.push(await timed(c.label === undefined ? c.op : `${c.op} (${c.label})`, () => runOp(rt, c)));
   }
+  results.push(await timed('dot 192x192 (worker pool where memory is shared)', () => gemmOnWorkers(rt)));
   return results;
 }
