@@ -22,18 +22,9 @@ import type { ShapeSlots, TypeSlots } from '../../op-def.js';
 
 type AttrsLike = Readonly<Record<string, unknown>>;
 
-/** Merge two shapes dim by dim (-1 = unknown); null when they contradict. */
-export function mergeShape(a: Shape, b: Shape): number[] | null {
-  if (a.length !== b.length) return null;
-  const out: number[] = [];
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    if (x >= 0 && y >= 0 && x !== y) return null;
-    out.push(x >= 0 ? x : y);
-  }
-  return out;
-}
+import { mergeShape } from '../../infer.js';
+
+export { mergeShape };
 
 function shapesOf(inShapes: ShapeSlots): (readonly number[])[] {
   return inShapes.map((s) => s ?? []);

@@ -5,6 +5,7 @@
  * the samplers infer (and fail) identically.
  */
 import { type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
+import { mergeShape } from '../../infer.js';
 import type { ShapeSlots, TypeSlots } from '../../op-def.js';
 import { P } from '../../params.js';
 
@@ -23,18 +24,6 @@ export const shapeParam = (doc = 'The shape of the output'): ReturnType<typeof P
 export const dtypeParam = (): ReturnType<typeof P.dtype> =>
   P.dtype({ default: 'float32', doc: 'Target data type.' });
 
-function merge(a: Shape, b: Shape): number[] | null {
-  if (a.length !== b.length) return null;
-  const out: number[] = [];
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    if (x >= 0 && y >= 0 && x !== y) return null;
-    out.push(x >= 0 ? x : y);
-  }
-  return out;
-}
-
 /**
  * MXNet `SHAPE_ASSIGN_CHECK`: fill slot `i` with `shape`, merging unknown (-1) dims, and throw
  * when a known slot disagrees.
@@ -45,7 +34,7 @@ export function assignShape(op: string, slots: ShapeSlots, i: number, shape: Sha
     slots[i] = [...shape];
     return;
   }
-  const merged = merge(cur, shape);
+  const merged = mergeShape(cur, shape);
   if (merged === null) {
     throw new MXNetError(
       `Shape inconsistent, Provided = ${shapeToString(cur)}, inferred shape=${shapeToString(shape)} for ${what} ${i}`,

@@ -4,6 +4,7 @@
  * the op, its params and the input shapes, with MXNet's wording where users search for it.
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
+import { mergeShape } from '../../infer.js';
 import type { ShapeSlots } from '../../op-def.js';
 
 /** An MXNetError for a shape-family op, carrying its params and the input shapes. */
@@ -27,18 +28,6 @@ export function known(s: Shape | undefined): s is Shape {
   return s?.every((d) => d >= 0) === true;
 }
 
-function merge(a: Shape, b: Shape): number[] | null {
-  if (a.length !== b.length) return null;
-  const out: number[] = [];
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    if (x >= 0 && y >= 0 && x !== y) return null;
-    out.push(x >= 0 ? x : y);
-  }
-  return out;
-}
-
 /** MXNet `SHAPE_ASSIGN_CHECK`: fill slot `i`, merging unknown dims; throw when a known slot disagrees. */
 export function assignShape(
   op: string,
@@ -53,7 +42,7 @@ export function assignShape(
     slots[i] = [...shape];
     return;
   }
-  const merged = merge(cur, shape);
+  const merged = mergeShape(cur, shape);
   if (merged === null) {
     throw new MXNetError(
       `Shape inconsistent, Provided = ${shapeToString(cur)}, inferred shape=${shapeToString(shape)} for ${what} ${i}`,
