@@ -7,7 +7,15 @@
  *   run2d(out, in..., params..., r0, r1, cols, rs...) rows [r0, r1) of a (rows, cols) output, input
  *                                                     k's row r at in_k + r*rs_k elements
  *
- * Both take index ranges so a worker pool can split the work without another module. The inner
+ * Both take index ranges so a worker pool can split the work without another module, through
+ *
+ *   runChunk(chunk, thread, out, in..., pp, n, chunkElems)   run over chunk's [begin, end) of [0, n)
+ *
+ * (the pool's entry shape: i32 args only, so the f64 params are read from 8-byte slots at `pp`;
+ * only built for up to 4 inputs, the pool passing at most 8 args). Math imports from JavaScript
+ * are declared only when the expression calls one: workers instantiate modules with the memory
+ * alone, so only import-free modules can run on the pool (`add` can, `exp`'s scalar tail cannot).
+ * The inner
  * loop is 128-bit SIMD unrolled 4x for cheap expressions (16M float32 adds run at memory speed),
  * then single vectors, then a scalar tail. Scalar params arrive as f64 and are converted once.
  */
@@ -41,21 +49,27 @@ export interface KernelSpec {
   readonly simd: boolean;
 }
 
+/** Thrown while building without imports when the expression needs one (the build is redone with them). */
+class NeedsImports extends Error {}
+
 /** Module-wide state: imports and SIMD math helpers, each added once. */
 class ModuleCtx {
   readonly mb = new ModuleBuilder();
   readonly #imports = new Map<string, number>();
   readonly #vmath = new Map<string, number>();
 
-  constructor(memory: MemoryImport) {
+  constructor(memory: MemoryImport, withImports: boolean) {
     this.mb.importMemory(memory);
+    if (!withImports) return;
     for (const name of Object.keys(UNARY_IMPORTS))
       this.#imports.set(name, this.mb.importFunction('m', name, [F64], [F64]));
     for (const name of Object.keys(BINARY_IMPORTS))
       this.#imports.set(name, this.mb.importFunction('m', name, [F64, F64], [F64]));
   }
   importIndex(name: UnaryImport | BinaryImport): number {
-    return this.#imports.get(name) as number;
+    const i = this.#imports.get(name);
+    if (i === undefined) throw new NeedsImports(name);
+    return i;
   }
   vmath(fn: VMathFn, kind: 'f32' | 'f64'): number {
     const key = `${fn}/${kind}`;
@@ -287,8 +301,37 @@ function newBody(ctx: ModuleCtx, spec: KernelSpec, f: FunctionBuilder): Body {
   return { g: ctx.gen(f), spec, sParams: new Map(), vParams: new Map() };
 }
 
+/** Most inputs a kernel may have and still get `runChunk` (out, ins, pp, n, chunkElems: 8 pool args). */
+export const CHUNK_MAX_INPUTS = 4;
+
+/** runChunk(chunk, thread, out, in..., pp, n, chunkElems) → run(out, in..., pp[0..nP), begin, end). */
+function chunkEntry(nIn: number, nP: number, runIndex: number): FunctionBuilder {
+  const f = new FunctionBuilder(Array<ValType>(2 + 1 + nIn + 3).fill(I32));
+  const pp = 3 + nIn;
+  const n = pp + 1;
+  const size = pp + 2;
+  const begin = f.local(I32);
+  const end = f.local(I32);
+  f.get(0).get(size).op('i32.mul').tee(begin).get(n).op('i32.ge_u').if().op('return').end();
+  f.get(begin).get(size).op('i32.add').set(end);
+  f.get(end).get(n).get(end).get(n).op('i32.lt_u', 'select').set(end);
+  for (let k = 0; k <= nIn; k++) f.get(2 + k);
+  for (let p = 0; p < nP; p++) f.get(pp).mem('f64.load', 8 * p);
+  f.get(begin).get(end).call(runIndex);
+  return f;
+}
+
 export function buildKernelModule(spec: KernelSpec, memory: MemoryImport): ModuleBuilder {
-  const ctx = new ModuleCtx(memory);
+  try {
+    return buildWith(spec, memory, false);
+  } catch (e) {
+    if (!(e instanceof NeedsImports)) throw e;
+    return buildWith(spec, memory, true);
+  }
+}
+
+function buildWith(spec: KernelSpec, memory: MemoryImport, withImports: boolean): ModuleBuilder {
+  const ctx = new ModuleCtx(memory, withImports);
   const nIn = spec.inKinds.length;
   const nP = spec.params.length;
   const vecOk =
@@ -320,7 +363,8 @@ export function buildKernelModule(spec: KernelSpec, memory: MemoryImport): Modul
     const n = f.local(I32);
     f.get(end).get(begin).op('i32.sub').set(n);
     emitRange(b, po, ps, n, vecOk);
-    ctx.mb.addFunction(f, 'run');
+    const runIndex = ctx.mb.addFunction(f, 'run');
+    if (nIn <= CHUNK_MAX_INPUTS) ctx.mb.addFunction(chunkEntry(nIn, nP, runIndex), 'runChunk');
   }
   // run2d(out, in..., params..., r0, r1, cols, rs...)
   {

@@ -1,8 +1,9 @@
 /**
  * The GEMM module: micro-kernel, packing routines and the two chunked entry points the thread pool
  * calls as `fn(chunk, thread, params)`:
- *  - `packB`: chunk = (batch, k block); packs all of op(B)'s columns for that block into panels of
- *    nr, once, so every row chunk of every thread reuses them (no repacking per thread).
+ *  - `packB`: chunk = (batch, k block, column group); packs op(B)'s columns of that group for that
+ *    block into panels of nr, once, so every row chunk of every thread reuses them (no repacking
+ *    per thread). Column groups (multiples of nr) let both threads pack when there is one k block.
  *  - `compute`: chunk = (batch, row chunk); for each k block packs its rows of op(A) into the
  *    thread's scratch (mc × kc, L2-resident) and runs the micro-kernel over every nr panel of B
  *    (jr outer so a B micro-panel stays in L1 while A panels stream from L2) — GotoBLAS order.
@@ -91,11 +92,19 @@ function buildPackB(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder
   const dst = f.local(I32);
   const j0 = f.local(I32);
   const n = f.local(I32);
-  f.get(CHUNK);
-  param(f, ARGS, P.P_K_BLOCKS).op('i32.div_u').set(b);
-  f.get(CHUNK);
-  param(f, ARGS, P.P_K_BLOCKS).op('i32.rem_u');
+  const j1 = f.local(I32);
+  const per = f.local(I32);
+  const part = f.local(I32);
+  // chunk = (b * kBlocks + kb) * parts + part
+  param(f, ARGS, P.P_K_BLOCKS);
+  param(f, ARGS, P.P_PACKB_PARTS).op('i32.mul').set(per);
+  f.get(CHUNK).get(per).op('i32.div_u').set(b);
+  f.get(CHUNK).get(per).op('i32.rem_u').set(part);
+  f.get(part);
+  param(f, ARGS, P.P_PACKB_PARTS).op('i32.div_u');
   param(f, ARGS, P.P_KC).op('i32.mul').set(k0);
+  f.get(part);
+  param(f, ARGS, P.P_PACKB_PARTS).op('i32.rem_u').set(part);
   minI32(
     f,
     () => param(f, ARGS, P.P_KC),
@@ -103,7 +112,21 @@ function buildPackB(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder
   );
   f.set(kcur);
   param(f, ARGS, P.P_N).set(n);
-  // src = B + batch offset; dst = packedB + b * batchBytes + k0 * Npad * es
+  // this chunk's columns: [part * cols, min(n, (part + 1) * cols)), cols a multiple of nr
+  f.get(part);
+  param(f, ARGS, P.P_PACKB_COLS).op('i32.mul').set(j0);
+  minI32(
+    f,
+    () => f.get(n),
+    () =>
+      f
+        .get(j0)
+        .get(ARGS)
+        .mem('i32.load', P.P_PACKB_COLS * 4)
+        .op('i32.add'),
+  );
+  f.set(j1);
+  // src = B + batch offset; dst = packedB + b * batchBytes + k0 * Npad * es + j0 * kcur * es
   param(f, ARGS, P.P_B);
   batchOffset(f, ARGS, b, P.P_SB0, P.P_SB1);
   f.op('i32.add').set(src);
@@ -115,34 +138,41 @@ function buildPackB(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder
     .i32Const(tile.nr)
     .op('i32.div_u')
     .i32Const(tile.nr * t.es);
-  f.op('i32.mul').get(k0).op('i32.mul', 'i32.add').set(dst);
+  f.op('i32.mul').get(k0).op('i32.mul', 'i32.add');
+  f.get(j0).get(kcur).op('i32.mul').i32Const(t.es).op('i32.mul', 'i32.add').set(dst);
   param(f, ARGS, P.P_TRANS_B).if();
   // transposed B: one panel at a time; element (k, r) at B + (j0 + r) * ldb + (k0 + k) * es
   forLoop(
     f,
     j0,
-    () => f.i32Const(0),
-    () => f.get(n),
+    () => f.get(j0),
+    () => f.get(j1),
     tile.nr,
     () => {
-      f.get(dst).get(j0).get(kcur).op('i32.mul').i32Const(t.es).op('i32.mul', 'i32.add');
+      f.get(dst);
       f.get(src).get(j0);
       param(f, ARGS, P.P_LDB).op('i32.mul', 'i32.add').get(k0).i32Const(t.es).op('i32.mul', 'i32.add');
       param(f, ARGS, P.P_LDB).get(kcur);
       minI32(
         f,
         () => f.i32Const(tile.nr),
-        () => f.get(n).get(j0).op('i32.sub'),
+        () => f.get(j1).get(j0).op('i32.sub'),
       );
       f.call(fn.transB);
+      f.get(dst)
+        .get(kcur)
+        .i32Const(tile.nr * t.es)
+        .op('i32.mul', 'i32.add')
+        .set(dst);
     },
   );
   f.else();
-  // plain B: the whole block, k outer; element (k, c) at B + (k0 + k) * ldb + c * es
+  // plain B: the chunk's columns, k outer; element (k, c) at B + (k0 + k) * ldb + c * es
   f.get(dst);
   f.get(src).get(k0);
   param(f, ARGS, P.P_LDB).op('i32.mul', 'i32.add');
-  param(f, ARGS, P.P_LDB).get(kcur).get(n).call(fn.copyB);
+  f.get(j0).i32Const(t.es).op('i32.mul', 'i32.add');
+  param(f, ARGS, P.P_LDB).get(kcur).get(j1).get(j0).op('i32.sub').call(fn.copyB);
   f.end();
   return f;
 }

@@ -38,5 +38,8 @@ export const P_SB0 = 24;
 export const P_SB1 = 25;
 export const P_SC0 = 26;
 export const P_SC1 = 27;
+/** packB chunks per k block: B's columns split into groups of P_PACKB_COLS (a multiple of nr). */
+export const P_PACKB_PARTS = 28;
+export const P_PACKB_COLS = 29;
 export const ALPHA_BYTE = 120;
 export const PARAM_BYTES = 128;

@@ -2,7 +2,8 @@
  * cpu-wasm kernels of the value reductions: sum, mean, prod, max, min, nansum, nanprod, norm.
  *
  * Each call plans the reduction (plan.ts), runs it with the generated wasm SIMD loops for
- * float32/float64 or the TypeScript loops for integers, then a small pass over the *output*
+ * float32/float64 (large calls split across the worker pool, split.ts) or the TypeScript loops for
+ * integers, then a small pass over the *output*
  * applies the op's finish (mean divides by the count, norm's ord 2 takes the square root), casts
  * to the output dtype and honours req. The loops write straight into the output when req is write
  * and the dtype matches; otherwise into a temporary block of the shared memory.
@@ -12,8 +13,9 @@ import { type Attrs, type OpRegistry, OpReq, type OpReqType, type TBlob } from '
 import type { CpuWasmRuntime } from '../../runtime.js';
 import { converterTo, REDUCE_DTYPES, storerFor, unsupportedDType } from './convert.js';
 import { planReduce, type ReduceLoops, reducedFlags, runPlan } from './plan.js';
+import { reduceKernel, splitLoops } from './split.js';
 import { arithOf, reduceFns, tsLoops } from './ts-loops.js';
-import { buildReduceModule, type WasmReduceOp } from './wasm-loops.js';
+import type { WasmReduceOp } from './wasm-loops.js';
 
 type Finish = 'none' | 'mean' | 'sqrt';
 
@@ -25,8 +27,7 @@ export function reduceLoops(
   opName: string,
 ): ReduceLoops {
   if ((dtype === 'float32' || dtype === 'float64') && rt.features.simd) {
-    const k = rt.kernel(`reduce:${dtype}:${op}`, () => buildReduceModule(dtype, op, rt.memoryImport()));
-    return k.exports as unknown as ReduceLoops;
+    return reduceKernel(rt, dtype, op).exports as unknown as ReduceLoops;
   }
   const A = arithOf(dtype, opName);
   const sz = rt.itemSize(dtype);
@@ -71,7 +72,11 @@ export function reduceInto(
       const t = rt.memory.view(dt, target, y.size);
       t.fill(fns.id as never);
     } else {
-      runPlan(planReduce(x.shape, reduced), reduceLoops(rt, dt, op, opName), rt.address(x), target, sz);
+      const loops =
+        (dt === 'float32' || dt === 'float64') && rt.features.simd
+          ? splitLoops(rt, dt, op)
+          : reduceLoops(rt, dt, op, opName);
+      runPlan(planReduce(x.shape, reduced), loops, rt.address(x), target, sz);
     }
     finishInto(rt, opName, finish, count, dt, target, y, req, direct);
   } finally {

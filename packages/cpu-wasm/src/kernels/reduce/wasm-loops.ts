@@ -14,6 +14,15 @@
  * (64 terms per lane) → a level-1 vector over up to 256 blocks → the total. Every lane therefore
  * adds at most a few hundred terms sequentially, like NumPy's pairwise blocks.
  * cols streams 8 vectors (32 float32) of each row and sums rows in blocks of 256 into the output.
+ *
+ * Pool entry points (chunk, thread, i32 args...; see split.ts for how they are planned):
+ *
+ *   rowsOuter(c, t, in, out, outer, r, mode, per)       rows [c*per, +per) of rows(...)
+ *   rowsSeg(c, t, in, part, r, cpr, seg)                 part[c] = ⊕ of row c/cpr, elements
+ *                                                        [(c%cpr)*seg, +seg)
+ *   colsOuter(c, t, in, out, outer, r, inner, mode, per) outer indices [c*per, +per) of cols(...)
+ *   colsSeg(c, t, in, part, r, inner, seg, cpr)          part[c, :] = ⊕ over reduced indices
+ *                                                        [(c%cpr)*seg, +seg) of outer c/cpr
  */
 import {
   F32,
@@ -23,6 +32,7 @@ import {
   type MemoryImport,
   ModuleBuilder,
   V128,
+  type ValType,
 } from '../../wasm/assembler.js';
 
 /** What a reduce loop computes: the combine op, the map applied to each loaded element, the identity. */
@@ -435,11 +445,80 @@ class Gen {
   }
 }
 
-/** Build the module with `rows` and `cols` for one dtype and op. */
+/** [] → base + idx*mul*sz (i32 address arithmetic wraps like the unsigned address it is). */
+function addr(f: FunctionBuilder, base: number, idx: () => void, sz: number): void {
+  f.get(base);
+  idx();
+  f.i32Const(sz).op('i32.mul', 'i32.add');
+}
+
+/** Locals b = c*per (begin) and len = min(per, limit - b); returns early when b >= limit. */
+function range(f: FunctionBuilder, c: number, per: number, limit: number): { b: number; len: number } {
+  const b = f.local(I32);
+  const len = f.local(I32);
+  f.get(c).get(per).op('i32.mul').tee(b).get(limit).op('i32.ge_u').if().op('return').end();
+  f.get(limit).get(b).op('i32.sub').set(len);
+  f.get(per).get(len).get(per).get(len).op('i32.lt_u', 'select').set(len);
+  return { b, len };
+}
+
+function rowsOuter(sz: number, rows: number): FunctionBuilder {
+  const f = new FunctionBuilder(Array<ValType>(8).fill(I32));
+  const [C, IN, OUT, OUTER, R, MODE, PER] = [0, 2, 3, 4, 5, 6, 7];
+  const { b, len } = range(f, C, PER, OUTER);
+  addr(f, IN, () => f.get(b).get(R).op('i32.mul'), sz);
+  addr(f, OUT, () => f.get(b), sz);
+  f.get(len).get(R).get(MODE).call(rows);
+  return f;
+}
+
+function rowsSeg(sz: number, rows: number): FunctionBuilder {
+  const f = new FunctionBuilder(Array<ValType>(7).fill(I32));
+  const [C, IN, PART, R, CPR, SEG] = [0, 2, 3, 4, 5, 6];
+  const o = f.local(I32);
+  const s = f.local(I32);
+  f.get(C).get(CPR).op('i32.div_u').tee(o).get(CPR).op('i32.mul').set(s);
+  f.get(C).get(s).op('i32.sub').set(s);
+  const { b, len } = range(f, s, SEG, R);
+  addr(f, IN, () => f.get(o).get(R).op('i32.mul').get(b).op('i32.add'), sz);
+  addr(f, PART, () => f.get(C), sz);
+  f.i32Const(1).get(len).i32Const(0).call(rows);
+  return f;
+}
+
+function colsOuter(sz: number, cols: number): FunctionBuilder {
+  const f = new FunctionBuilder(Array<ValType>(9).fill(I32));
+  const [C, IN, OUT, OUTER, R, INNER, MODE, PER] = [0, 2, 3, 4, 5, 6, 7, 8];
+  const { b, len } = range(f, C, PER, OUTER);
+  addr(f, IN, () => f.get(b).get(R).op('i32.mul').get(INNER).op('i32.mul'), sz);
+  addr(f, OUT, () => f.get(b).get(INNER).op('i32.mul'), sz);
+  f.get(len).get(R).get(INNER).get(MODE).call(cols);
+  return f;
+}
+
+function colsSeg(sz: number, cols: number): FunctionBuilder {
+  const f = new FunctionBuilder(Array<ValType>(8).fill(I32));
+  const [C, IN, PART, R, INNER, SEG, CPR] = [0, 2, 3, 4, 5, 6, 7];
+  const o = f.local(I32);
+  const s = f.local(I32);
+  f.get(C).get(CPR).op('i32.div_u').tee(o).get(CPR).op('i32.mul').set(s);
+  f.get(C).get(s).op('i32.sub').set(s);
+  const { b, len } = range(f, s, SEG, R);
+  addr(f, IN, () => f.get(o).get(R).op('i32.mul').get(b).op('i32.add').get(INNER).op('i32.mul'), sz);
+  addr(f, PART, () => f.get(C).get(INNER).op('i32.mul'), sz);
+  f.i32Const(1).get(len).get(INNER).i32Const(0).call(cols);
+  return f;
+}
+
+/** Build the module with `rows`, `cols` and their pool entry points for one dtype and op. */
 export function buildReduceModule(dtype: WasmFloat, op: WasmReduceOp, memory: MemoryImport): ModuleBuilder {
   const g = new Gen(dtype, op);
   const m = new ModuleBuilder().importMemory(memory);
-  m.addFunction(g.rows(), 'rows');
-  m.addFunction(g.cols(), 'cols');
+  const rows = m.addFunction(g.rows(), 'rows');
+  const cols = m.addFunction(g.cols(), 'cols');
+  m.addFunction(rowsOuter(g.sz, rows), 'rowsOuter');
+  m.addFunction(rowsSeg(g.sz, rows), 'rowsSeg');
+  m.addFunction(colsOuter(g.sz, cols), 'colsOuter');
+  m.addFunction(colsSeg(g.sz, cols), 'colsSeg');
   return m;
 }

@@ -1,0 +1,165 @@
+/**
+ * Large contiguous elementwise kernels split across the worker pool: results with a live worker
+ * are bit-identical to a threads-off backend (workers: 0) around the size threshold, at odd sizes,
+ * with scalar params, scalar-broadcast inputs and req=add; small arrays, broadcast paths and
+ * modules needing JavaScript math imports stay on the caller.
+ */
+import { cpu, type DTypeName, type Shape, shapeSize } from '@mx/base';
+import { createOpRegistry, E, type Expr, OpReq, type OpReqType, type TBlob } from '@mx/ops';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CpuWasmBackend } from '../backend.js';
+import { poolOf, type WorkerPool } from '../threads/index.js';
+import { CHUNK_ELEMS, PARALLEL_MIN } from './compile.js';
+import { defineExprOp } from './test-cases.js';
+
+const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
+
+function setup(workers: number) {
+  const backend = new CpuWasmBackend({ initialPages: 64, workers });
+  const registry = createOpRegistry();
+  backend.install(registry);
+  const rt = backend.runtime;
+  const alloc = backend.allocator(cpu());
+  const blobs: [number, number][] = [];
+  let nOps = 0;
+  return {
+    backend,
+    blob(shape: Shape, dtype: DTypeName, data: ArrayLike<number>): TBlob<number> {
+      const size = shapeSize(shape);
+      const bytes = Math.max(1, size * rt.itemSize(dtype));
+      const ptr = alloc.alloc(bytes) as number;
+      blobs.push([ptr, bytes]);
+      const b = { ptr, byteOffset: 0, shape: [...shape], dtype, size };
+      (rt.view(b) as Float32Array).set(data);
+      return b;
+    },
+    read: (b: TBlob<number>) => Array.from(rt.view(b) as Float32Array),
+    kernel(e: Expr, nIn: number, dtype: DTypeName, broadcast = false) {
+      const name = defineExprOp(registry, `_par${nOps++}`, e, nIn, dtype, broadcast);
+      const compute = registry.kernel(registry.get(name), 'cpu-wasm')?.compute;
+      if (!compute) throw new Error('no kernel');
+      return (ins: TBlob<number>[], out: TBlob<number>, req: OpReqType = OpReq.write, attrs = {}) =>
+        compute(attrs, ctx, ins, [req], [out]);
+    },
+    freeAll() {
+      for (const [p, n] of blobs.splice(0)) alloc.free(p, n);
+    },
+  };
+}
+
+/** Deterministic pseudo-random values in [-8, 8) with a fractional part. */
+function data(n: number, seed: number): Float64Array {
+  const a = new Float64Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    a[i] = (s / 2 ** 32) * 16 - 8;
+  }
+  return a;
+}
+
+describe('elementwise kernels on the worker pool', () => {
+  const off = setup(0);
+  const on = setup(1);
+  let pool: WorkerPool;
+
+  beforeAll(async () => {
+    const p = poolOf(on.backend.runtime);
+    if (p === null) throw new Error('threads unavailable: the pool tests need shared memory');
+    pool = p;
+    expect(await pool.online()).toBe(true);
+    expect(pool.size).toBe(2);
+  });
+  afterAll(() => {
+    off.freeAll();
+    on.freeAll();
+    pool.dispose();
+  });
+
+  /** Run `e` on both backends (fresh kernels) and return both outputs. */
+  function both(
+    e: Expr,
+    shapes: Shape[],
+    outShape: Shape,
+    dtype: DTypeName,
+    opts: { req?: OpReqType; attrs?: Record<string, number>; broadcast?: boolean } = {},
+  ): [number[], number[]] {
+    return [off, on].map((s) => {
+      const ins = shapes.map((sh, k) => s.blob(sh, dtype, data(shapeSize(sh), 11 + k)));
+      const out = s.blob(outShape, dtype, data(shapeSize(outShape), 99));
+      s.kernel(e, shapes.length, dtype, opts.broadcast)(ins, out, opts.req, opts.attrs);
+      const r = s.read(out);
+      s.freeAll();
+      return r;
+    }) as [number[], number[]];
+  }
+
+  const sizes = [
+    PARALLEL_MIN - 1,
+    PARALLEL_MIN,
+    PARALLEL_MIN + 1,
+    PARALLEL_MIN + CHUNK_ELEMS - 3,
+    5 * CHUNK_ELEMS + 17,
+  ];
+
+  for (const dtype of ['float32', 'float64'] as const) {
+    it(`add of ${dtype} is bit-identical with and without threads around the threshold`, () => {
+      const spy = vi.spyOn(pool, 'parallelFor');
+      for (const n of sizes) {
+        const [a, b] = both(E.add(E.x, E.y), [[n], [n]], [n], dtype);
+        expect(b).toEqual(a);
+        const x = data(n, 11);
+        const y = data(n, 12);
+        const round = dtype === 'float32' ? Math.fround : (v: number) => v;
+        for (const i of [0, 1, n >> 1, n - 2, n - 1])
+          expect(b[i]).toBe(round(round(x[i] as number) + round(y[i] as number)));
+      }
+      expect(spy.mock.calls.length).toBe(sizes.filter((n) => n >= PARALLEL_MIN).length);
+      spy.mockRestore();
+    });
+  }
+
+  it('honours req=add, scalar params and scalar-broadcast inputs', () => {
+    const n = 3 * CHUNK_ELEMS + PARALLEL_MIN + 5;
+    const e = E.add(E.mul(E.x, E.param('scalar')), E.y);
+    const spy = vi.spyOn(pool, 'parallelFor');
+    const [a, b] = both(e, [[n], [n]], [n], 'float32', { req: OpReq.add, attrs: { scalar: 1.7 } });
+    expect(b).toEqual(a);
+    const x = data(n, 11);
+    const y = data(n, 12);
+    const o = data(n, 99);
+    const f = Math.fround;
+    expect(b[n - 1]).toBe(
+      f(f(o[n - 1] as number) + f(f(f(x[n - 1] as number) * f(1.7)) + f(y[n - 1] as number))),
+    );
+    // x (n,) minus a one-element y: the 's' input mode, still contiguous.
+    const [c, d] = both(E.sub(E.x, E.y), [[n], [1]], [n], 'float64', { broadcast: true });
+    expect(d).toEqual(c);
+    expect(spy).toHaveBeenCalledTimes(2);
+    spy.mockRestore();
+  });
+
+  it('keeps broadcast paths and math-import kernels on the caller, with equal results', () => {
+    const spy = vi.spyOn(pool, 'parallelFor');
+    const [a, b] = both(E.add(E.x, E.y), [[600, 1000], [1000]], [600, 1000], 'float32', { broadcast: true });
+    expect(b).toEqual(a);
+    // sin calls Math.sin (a JS import) in its scalar code: workers cannot instantiate the module.
+    const n = PARALLEL_MIN + 3;
+    const [c, d] = both(E.sin(E.x), [[n]], [n], 'float64');
+    expect(d).toEqual(c);
+    expect(d[7]).toBe(Math.sin(data(n, 11)[7] as number));
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
+  });
+
+  it('threads-off backends have no pool and compute large kernels inline', () => {
+    expect(poolOf(off.backend.runtime)).toBe(null);
+    const n = PARALLEL_MIN * 2 + 1;
+    const x = off.blob([n], 'float32', data(n, 1));
+    const out = off.blob([n], 'float32', new Float32Array(n));
+    off.kernel(E.mul(E.x, 2), 1, 'float32')([x], out);
+    const r = off.read(out);
+    expect(r[n - 1]).toBe(Math.fround(data(n, 1)[n - 1] as number) * 2);
+    off.freeAll();
+  });
+});
