@@ -102,10 +102,7 @@ export class CpuWasmBackend implements Backend<number> {
         dtypes: [src.dtype, dst.dtype],
       });
     }
-    if (src.size === 0) return;
-    const bytes = src.size * DType[src.dtype].bytes;
-    const u8 = new Uint8Array(this.runtime.memory.buffer);
-    u8.copyWithin(this.runtime.address(dst), this.runtime.address(src), this.runtime.address(src) + bytes);
+    this.runtime.copyBlob(dst, src);
   }
 
   /** Stop the worker threads (the memory is released with the backend object). */

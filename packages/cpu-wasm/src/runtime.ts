@@ -92,6 +92,17 @@ export class CpuWasmRuntime {
     return this.memory.view(blob.dtype, this.address(blob), blob.size);
   }
 
+  /** Copy `src`'s elements over `dst`'s (same dtype and size; byte copy inside the memory). */
+  copyBlob(dst: TBlob<number>, src: TBlob<number>): void {
+    if (src.size === 0) return;
+    const from = this.address(src);
+    new Uint8Array(this.memory.buffer).copyWithin(
+      this.address(dst),
+      from,
+      from + src.size * DType[src.dtype].bytes,
+    );
+  }
+
   /** Bytes per element. */
   itemSize(dtype: DTypeName): number {
     return DType[dtype].bytes;

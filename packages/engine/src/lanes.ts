@@ -8,7 +8,7 @@
  * in-flight device work per context. Worker lanes are FIFO (MXNet: "worker queues are FIFO"); copy
  * and prioritized lanes are ordered by priority, then push order. deleteVar ops jump the queue.
  */
-import type { Context } from '@mx/base';
+import type { Context, Env } from '@mx/base';
 import { FnProperty } from './fn-property.js';
 import type { OprBlock } from './opr.js';
 
@@ -40,6 +40,19 @@ function before(a: OprBlock, b: OprBlock): boolean {
   const pa = a.prop === FnProperty.deleteVar ? Number.POSITIVE_INFINITY : a.priority;
   const pb = b.prop === FnProperty.deleteVar ? Number.POSITIVE_INFINITY : b.priority;
   return pa > pb || (pa === pb && a.seq < b.seq);
+}
+
+/** Slots of a lane: MXNet's thread counts for the device and kind (MXNET_*_NTHREADS). */
+export function laneSlots(env: Env, ctx: Context, kind: LaneKind): number {
+  const gpu = ctx.deviceType === 'gpu';
+  switch (kind) {
+    case 'copy':
+      return env.get('MXNET_GPU_COPY_NTHREADS');
+    case 'priority':
+      return gpu ? env.get('MXNET_GPU_WORKER_NTHREADS') : env.get('MXNET_CPU_PRIORITY_NTHREADS');
+    default:
+      return gpu ? env.get('MXNET_GPU_WORKER_NTHREADS') : env.get('MXNET_CPU_WORKER_NTHREADS');
+  }
 }
 
 export class Lane {

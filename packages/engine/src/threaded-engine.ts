@@ -13,10 +13,11 @@
  * unless it is `noSkip` or a wait; the first wait that sees the error delivers and clears it.
  */
 import { type Context, Env, MXNetError } from '@mx/base';
+import { BulkBuffer } from './bulk.js';
 import { checkBulkSize, type Engine, EngineBase, type EngineOptions, HOST } from './engine.js';
 import { ExceptionRef } from './exception.js';
 import { FnProperty } from './fn-property.js';
-import { Lane, laneKey, laneKindOf } from './lanes.js';
+import { Lane, laneKey, laneKindOf, laneSlots } from './lanes.js';
 import {
   checkVar,
   DONE,
@@ -32,14 +33,6 @@ import { Var, VarBlockPool } from './var.js';
 interface Waiter {
   resolve(): void;
   reject(e: unknown): void;
-}
-
-interface BulkState {
-  ctx: Context | null;
-  fns: SyncFn[];
-  constVars: Var[];
-  mutateVars: Var[];
-  names: string[] | null;
 }
 
 const scheduleMacrotask: (fn: () => void) => void =
@@ -66,7 +59,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
   #stopped = false;
   #shutdown = false;
   #bulkSize = 0;
-  #bulk: BulkState = { ctx: null, fns: [], constVars: [], mutateVars: [], names: null };
+  readonly #bulk = new BulkBuffer();
   readonly #blocks = new OprBlockPool();
   readonly #varBlocks = new VarBlockPool();
   readonly #onReady = (block: OprBlock): void => this.#enqueue(block, false);
@@ -114,17 +107,9 @@ export class ThreadedEngine extends EngineBase implements Engine {
       this.checkVarLists(constVars, mutateVars, where(), ctx);
     for (const v of constVars) checkVar(this, v, where, ctx);
     for (const v of mutateVars) checkVar(this, v, where, ctx);
-    if (this.#bulk.fns.length > 0 && ctx !== this.#bulk.ctx) this.#flushBulk();
-    const b = this.#bulk;
-    b.ctx = ctx;
-    b.fns.push(fn);
-    for (const v of constVars) b.constVars.push(v);
-    for (const v of mutateVars) b.mutateVars.push(v);
-    if (this.profiler.isProfiling) {
-      b.names ??= [];
-      b.names.push(name);
-    }
-    if (b.fns.length >= this.#bulkSize) this.#flushBulk();
+    if (this.#bulk.length > 0 && ctx !== this.#bulk.ctx) this.#flushBulk();
+    this.#bulk.add(fn, ctx, constVars, mutateVars, this.profiler.isProfiling ? name : null);
+    if (this.#bulk.length >= this.#bulkSize) this.#flushBulk();
     else this.#scheduleDrain();
   }
 
@@ -144,33 +129,15 @@ export class ThreadedEngine extends EngineBase implements Engine {
     mutateVars: readonly Var[],
     options: PushOptions,
   ): boolean {
-    if (this.#stopped || this.#shutdown || this.profiler.isProfiling || typeof fn !== 'function')
-      return false;
-    if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number') return false;
+    if (typeof fn !== 'function' || !this.#canRunNow(ctx)) return false;
     if (!Array.isArray(constVars) || !Array.isArray(mutateVars)) return false;
-    if (this.#bulk.fns.length > 0) this.#flushBulk();
     for (let i = 0; i < constVars.length; i++) {
       const v = constVars[i];
-      if (
-        !(v instanceof Var) ||
-        v.owner !== this ||
-        v.deleteRequested ||
-        v.pendingWrite !== null ||
-        v.exception?.isSet
-      )
-        return false;
+      if (!this.#own(v) || !v.idleForRead() || v.exception?.isSet) return false;
     }
     for (let i = 0; i < mutateVars.length; i++) {
       const v = mutateVars[i];
-      if (
-        !(v instanceof Var) ||
-        v.owner !== this ||
-        v.deleteRequested ||
-        v.pendingWrite !== null ||
-        v.numPendingReads !== 0 ||
-        v.exception?.isSet
-      )
-        return false;
+      if (!this.#own(v) || !v.idleForWrite() || v.exception?.isSet) return false;
     }
     const rc = this.#readyCtx;
     rc.ctx = ctx;
@@ -200,35 +167,43 @@ export class ThreadedEngine extends EngineBase implements Engine {
   override deleteVariable(deleteFn: SyncFn | null, ctx: Context, v: Var): void {
     // Same fast path for deleting an idle variable (a disposed temporary): nothing can be pending on it.
     if (
-      !this.#stopped &&
-      !this.#shutdown &&
-      !this.profiler.isProfiling &&
-      v instanceof Var &&
-      v.owner === this &&
-      !v.deleteRequested &&
       (deleteFn === null || typeof deleteFn === 'function') &&
-      ctx !== null &&
-      typeof ctx === 'object' &&
-      typeof ctx.key === 'number'
+      this.#canRunNow(ctx) &&
+      this.#own(v) &&
+      v.idleForWrite()
     ) {
-      if (this.#bulk.fns.length > 0) this.#flushBulk();
-      if (v.pendingWrite === null && v.numPendingReads === 0) {
-        v.deleteRequested = true;
-        v.dead = true;
-        if (deleteFn !== null) {
-          const rc = this.#readyCtx;
-          rc.ctx = ctx;
-          rc.name = 'DeleteVariable';
-          try {
-            deleteFn(rc);
-          } catch (e) {
-            this.#globalExceptions.add(new ExceptionRef(e));
-          }
+      v.deleteRequested = true;
+      v.dead = true;
+      if (deleteFn !== null) {
+        const rc = this.#readyCtx;
+        rc.ctx = ctx;
+        rc.name = 'DeleteVariable';
+        try {
+          deleteFn(rc);
+        } catch (e) {
+          this.#globalExceptions.add(new ExceptionRef(e));
         }
-        return;
       }
+      return;
     }
     super.deleteVariable(deleteFn, ctx, v);
+  }
+
+  /**
+   * Preconditions shared by the two fast paths: the engine runs ops now (not stopped, not shutting
+   * down, not profiling) and `ctx` is a Context; a pending bulk is flushed first so the vars' state
+   * below is complete.
+   */
+  #canRunNow(ctx: Context): boolean {
+    if (this.#stopped || this.#shutdown || this.profiler.isProfiling) return false;
+    if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number') return false;
+    if (this.#bulk.length > 0) this.#flushBulk();
+    return true;
+  }
+
+  /** `v` is a live variable of this engine (anything else takes the checked path and its error). */
+  #own(v: unknown): v is Var {
+    return v instanceof Var && v.owner === this && !v.deleteRequested;
   }
 
   /** @internal */
@@ -280,24 +255,10 @@ export class ThreadedEngine extends EngineBase implements Engine {
     const key = laneKey(ctx, kind);
     let lane = this.#lanes.get(key);
     if (lane === undefined) {
-      lane = new Lane(ctx, kind, this.#slotsFor(ctx, kind), this.#lanes.size + 1);
+      lane = new Lane(ctx, kind, laneSlots(this.#env, ctx, kind), this.#lanes.size + 1);
       this.#lanes.set(key, lane);
     }
     return lane;
-  }
-
-  #slotsFor(ctx: Context, kind: 'worker' | 'copy' | 'priority'): number {
-    const gpu = ctx.deviceType === 'gpu';
-    switch (kind) {
-      case 'copy':
-        return this.#env.get('MXNET_GPU_COPY_NTHREADS');
-      case 'priority':
-        return gpu
-          ? this.#env.get('MXNET_GPU_WORKER_NTHREADS')
-          : this.#env.get('MXNET_CPU_PRIORITY_NTHREADS');
-      default:
-        return gpu ? this.#env.get('MXNET_GPU_WORKER_NTHREADS') : this.#env.get('MXNET_CPU_WORKER_NTHREADS');
-    }
   }
 
   #addRunnable(lane: Lane): void {
@@ -350,7 +311,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
     } finally {
       this.#inDrain = false;
     }
-    if (this.#bulk.fns.length > 0) this.#scheduleDrain();
+    if (this.#bulk.length > 0) this.#scheduleDrain();
   }
 
   #execute(block: OprBlock, lane: Lane | null): void {
@@ -489,7 +450,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
     checkBulkSize(size);
     const previous = this.#bulkSize;
     this.#bulkSize = size;
-    if (this.#bulk.fns.length >= size) this.#flushBulk();
+    if (this.#bulk.length >= size) this.#flushBulk();
     return previous;
   }
 
@@ -499,16 +460,11 @@ export class ThreadedEngine extends EngineBase implements Engine {
 
   /** Push the pending bulk as one "ImperativeBulk" op over the union of its vars. */
   #flushBulk(): void {
-    if (this.#bulk.fns.length === 0) return;
-    const b = this.#bulk;
-    this.#bulk = { ctx: null, fns: [], constVars: [], mutateVars: [], names: null };
-    const fns = b.fns;
-    const run: SyncFn = (rctx) => {
-      for (let i = 0; i < fns.length; i++) (fns[i] as SyncFn)(rctx);
-    };
+    const b = this.#bulk.take();
+    if (b === null) return;
     const block = this.#blocks
       .get()
-      .init(run, true, FnProperty.normal, 0, 'ImperativeBulk', b.ctx as Context, false, true, ++this.seq);
+      .init(b.run, true, FnProperty.normal, 0, 'ImperativeBulk', b.ctx, false, true, ++this.seq);
     dedupVars(this, b.constVars, b.mutateVars, 'ImperativeBulk', block.ctx, block);
     if (b.names !== null) block.profArgs = { ops: b.names };
     this.#submitNoFlush(block);
@@ -636,7 +592,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
 
   start(): void {
     this.#stopped = false;
-    if (this.#runnableHead !== null || this.#bulk.fns.length > 0) this.#scheduleDrain();
+    if (this.#runnableHead !== null || this.#bulk.length > 0) this.#scheduleDrain();
   }
 
   async stop(): Promise<void> {

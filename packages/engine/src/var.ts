@@ -119,6 +119,16 @@ export class Var {
     }
   }
 
+  /** @internal A read could start now: no write pending or running. */
+  idleForRead(): boolean {
+    return this.pendingWrite === null;
+  }
+
+  /** @internal A write could start now: no access pending or running. */
+  idleForWrite(): boolean {
+    return this.pendingWrite === null && this.numPendingReads === 0;
+  }
+
   /** @internal Queue a write. Decrements `op.wait` at once when nothing is pending. */
   appendWrite(op: VarWaiter, pool: VarBlockPool): void {
     const block = pool.get();

@@ -8,7 +8,7 @@
  * by the engine on the outputs and surfaces when they are read, as in MXNet. Everything that can be
  * checked before pushing is checked before anything is allocated, so a bad call changes nothing.
  */
-import { type Context, type DTypeName, MXNetError, type Shape, shapeSize } from '@mx/base';
+import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { FnProperty, type Var } from '@mx/engine';
 import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import type { NDArray } from './ndarray.js';
@@ -231,9 +231,4 @@ export function invokeOp(
     });
   }
   return { outputs, visible: op.numVisibleOutputs(attrs) };
-}
-
-/** Bytes of `shape` × `dtype` (0 for zero-size arrays). */
-export function byteSize(shape: Shape, bytesPerElement: number): number {
-  return shapeSize(shape) * bytesPerElement;
 }

@@ -176,17 +176,17 @@ export class NDArray {
     this.checkLive('slice');
     if (this.ndim === 0)
       throw new MXNetError('cannot slice a zero-dim array', { op: 'slice', shapes: [this.shape] });
-    const n = this.shape[0] as number;
-    const norm = (i: number) => (i < 0 ? Math.max(0, i + n) : Math.min(i, n));
-    const b = norm(begin);
-    const e = Math.max(b, norm(end ?? n));
     if (!Number.isInteger(begin) || (end !== undefined && !Number.isInteger(end))) {
       throw new MXNetError(`slice bounds must be integers, got (${begin}, ${end})`, {
         op: 'slice',
         shapes: [this.shape],
       });
     }
-    const rowBytes = (this.size / n || shapeSize(this.shape.slice(1))) * DType[this.dtype].bytes;
+    const n = this.shape[0] as number;
+    const norm = (i: number) => (i < 0 ? Math.max(0, i + n) : Math.min(i, n));
+    const b = norm(begin);
+    const e = Math.max(b, norm(end ?? n));
+    const rowBytes = shapeSize(this.shape.slice(1)) * DType[this.dtype].bytes;
     return this.runtime.view(this, [e - b, ...this.shape.slice(1)], this.#byteOffset + b * rowBytes);
   }
 

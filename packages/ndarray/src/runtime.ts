@@ -9,6 +9,7 @@
  */
 import {
   Context,
+  checkShape,
   cpu,
   DType,
   type DTypeName,
@@ -16,6 +17,7 @@ import {
   MXNetError,
   type Shape,
   type StorageArray,
+  shapeSize,
   shapeToString,
 } from '@mx/base';
 import { createEngine, type Engine, FnProperty } from '@mx/engine';
@@ -173,17 +175,8 @@ export class Runtime implements ChunkOwner {
         dtypes: [dtype],
       });
     }
-    let n = 1;
-    for (const d of shape) {
-      if (!Number.isSafeInteger(d) || d < 0) {
-        throw new MXNetError(`invalid shape ${shapeToString(shape)}`, {
-          op: 'empty',
-          hint: 'dims must be non-negative integers',
-        });
-      }
-      n *= d;
-    }
-    const bytes = n * DType[dtype].bytes;
+    checkShape(shape, 'array shape', false);
+    const bytes = shapeSize(shape) * DType[dtype].bytes;
     const handle = bytes === 0 ? null : this.storage.alloc(bytes, ctx, { name: 'ndarray' });
     const chunk = new Chunk(this, handle, this.engine.newVariable(), ctx, backend, bytes);
     this.#chunks++;

@@ -5,9 +5,9 @@
  * modules needing JavaScript math imports stay on the caller.
  */
 import { cpu, type DTypeName, type Shape, shapeSize } from '@mx/base';
-import { createOpRegistry, E, type Expr, OpReq, type OpReqType, type TBlob } from '@mx/ops';
+import { E, type Expr, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CpuWasmBackend } from '../backend.js';
+import { blobBench, onlinePool } from '../test-util/blob-bench.js';
 import { poolOf, type WorkerPool } from '../threads/index.js';
 import { CHUNK_ELEMS, PARALLEL_MIN } from './compile.js';
 import { defineExprOp } from './test-cases.js';
@@ -15,34 +15,17 @@ import { defineExprOp } from './test-cases.js';
 const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
 
 function setup(workers: number) {
-  const backend = new CpuWasmBackend({ initialPages: 64, workers });
-  const registry = createOpRegistry();
-  backend.install(registry);
-  const rt = backend.runtime;
-  const alloc = backend.allocator(cpu());
-  const blobs: [number, number][] = [];
+  const bench = blobBench(workers);
   let nOps = 0;
   return {
-    backend,
-    blob(shape: Shape, dtype: DTypeName, data: ArrayLike<number>): TBlob<number> {
-      const size = shapeSize(shape);
-      const bytes = Math.max(1, size * rt.itemSize(dtype));
-      const ptr = alloc.alloc(bytes) as number;
-      blobs.push([ptr, bytes]);
-      const b = { ptr, byteOffset: 0, shape: [...shape], dtype, size };
-      (rt.view(b) as Float32Array).set(data);
-      return b;
-    },
-    read: (b: TBlob<number>) => Array.from(rt.view(b) as Float32Array),
+    ...bench,
+    read: (b: TBlob<number>) => Array.from(bench.rt.view(b) as Float32Array),
     kernel(e: Expr, nIn: number, dtype: DTypeName, broadcast = false) {
-      const name = defineExprOp(registry, `_par${nOps++}`, e, nIn, dtype, broadcast);
-      const compute = registry.kernel(registry.get(name), 'cpu-wasm')?.compute;
+      const name = defineExprOp(bench.registry, `_par${nOps++}`, e, nIn, dtype, broadcast);
+      const compute = bench.registry.kernel(bench.registry.get(name), 'cpu-wasm')?.compute;
       if (!compute) throw new Error('no kernel');
       return (ins: TBlob<number>[], out: TBlob<number>, req: OpReqType = OpReq.write, attrs = {}) =>
         compute(attrs, ctx, ins, [req], [out]);
-    },
-    freeAll() {
-      for (const [p, n] of blobs.splice(0)) alloc.free(p, n);
     },
   };
 }
@@ -64,10 +47,7 @@ describe('elementwise kernels on the worker pool', () => {
   let pool: WorkerPool;
 
   beforeAll(async () => {
-    const p = poolOf(on.backend.runtime);
-    if (p === null) throw new Error('threads unavailable: the pool tests need shared memory');
-    pool = p;
-    expect(await pool.online()).toBe(true);
+    pool = await onlinePool(on.backend);
     expect(pool.size).toBe(2);
   });
   afterAll(() => {

@@ -13,13 +13,11 @@ export function installCopy(registry: OpRegistry, rt: CpuWasmRuntime): void {
     compute(_attrs, _ctx, inputs, req, outputs) {
       const src = inputs[0] as TBlob<number>;
       const dst = outputs[0] as TBlob<number>;
-      if (req[0] === OpReq.null || src.size === 0) return;
+      if (req[0] === OpReq.null) return;
       if (req[0] === OpReq.add) {
         throw new MXNetError('_copyto cannot accumulate (req=add)', { op: '_copyto', device: 'cpu(0)' });
       }
-      const bytes = src.size * DType[src.dtype].bytes;
-      const from = rt.address(src);
-      new Uint8Array(rt.memory.buffer).copyWithin(rt.address(dst), from, from + bytes);
+      rt.copyBlob(dst, src);
     },
   });
 }

@@ -7,10 +7,10 @@
  */
 
 import { cpu, type DTypeName, shapeSize } from '@mx/base';
-import { createOpRegistry, OpReq, type TBlob } from '@mx/ops';
+import { OpReq } from '@mx/ops';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CpuWasmBackend } from '../../backend.js';
-import { poolOf, type WorkerPool } from '../../threads/index.js';
+import { blobBench, onlinePool } from '../../test-util/blob-bench.js';
+import type { WorkerPool } from '../../threads/index.js';
 import { planReduce, reducedFlags, runPlan } from './plan.js';
 import { SEG_BYTES, SPLIT_MIN_BYTES } from './split.js';
 import { reduceLoops } from './value-kernels.js';
@@ -19,21 +19,8 @@ import type { WasmReduceOp } from './wasm-loops.js';
 const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
 
 function setup(workers: number) {
-  const backend = new CpuWasmBackend({ initialPages: 64, workers });
-  const registry = createOpRegistry();
-  backend.install(registry);
-  const rt = backend.runtime;
-  const alloc = backend.allocator(cpu());
-  const blobs: [number, number][] = [];
-  const blob = (shape: number[], dtype: DTypeName, data: ArrayLike<number>): TBlob<number> => {
-    const size = shapeSize(shape);
-    const bytes = Math.max(1, size * rt.itemSize(dtype));
-    const ptr = alloc.alloc(bytes) as number;
-    blobs.push([ptr, bytes]);
-    const b = { ptr, byteOffset: 0, shape, dtype, size };
-    (rt.view(b) as Float64Array).set(data);
-    return b;
-  };
+  const bench = blobBench(workers);
+  const { backend, registry, rt, blob } = bench;
   return {
     backend,
     blob,
@@ -54,7 +41,7 @@ function setup(workers: number) {
       if (!compute) throw new Error(`no kernel for ${name}`);
       compute(attrs, ctx, [xb], [init === undefined ? OpReq.write : OpReq.add], [yb]);
       const r = Array.from(rt.view(yb) as Float64Array);
-      for (const [p, n] of blobs.splice(0)) alloc.free(p, n);
+      bench.freeAll();
       return r;
     },
     /** The same reduction with the plain one-call loops (no split). */
@@ -76,7 +63,7 @@ function setup(workers: number) {
         sz,
       );
       const r = Array.from(rt.view(yb) as Float64Array);
-      for (const [p, n] of blobs.splice(0)) alloc.free(p, n);
+      bench.freeAll();
       return r;
     },
   };
@@ -160,10 +147,7 @@ describe('reductions split across the worker pool', () => {
   let pool: WorkerPool;
 
   beforeAll(async () => {
-    const p = poolOf(on.backend.runtime);
-    if (p === null) throw new Error('threads unavailable: the pool tests need shared memory');
-    pool = p;
-    expect(await pool.online()).toBe(true);
+    pool = await onlinePool(on.backend);
   });
   afterAll(() => pool.dispose());
 

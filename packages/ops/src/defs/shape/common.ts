@@ -5,7 +5,7 @@
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
 import { mergeShape } from '../../infer.js';
-import type { ShapeSlots } from '../../op-def.js';
+import type { ShapeSlots, TypeSlots } from '../../op-def.js';
 
 /** An MXNetError for a shape-family op, carrying its params and the input shapes. */
 export function shapeError(
@@ -21,6 +21,16 @@ export function shapeError(
     shapes: inShapes.map((s) => s ?? []),
     ...(hint === undefined ? {} : { hint }),
   });
+}
+
+/**
+ * inferType of ops whose output has the dtype of input 0 and whose input 1 (indices, a shape
+ * donor) may have any dtype: take, pick, slice_like.
+ */
+export function dataTypeAnyIndex(_attrs: unknown, inTypes: TypeSlots, outTypes: TypeSlots): boolean {
+  if (inTypes[0] === undefined) return false;
+  outTypes[0] = inTypes[0];
+  return inTypes[1] !== undefined;
 }
 
 /** True when the slot holds a shape with every dim known. */

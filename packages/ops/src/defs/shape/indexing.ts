@@ -7,7 +7,7 @@
 import { shapeToString } from '@mx/base';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
-import { assignShape, checkAxis, known, prod, shapeError } from './common.js';
+import { assignShape, checkAxis, dataTypeAnyIndex, known, prod, shapeError } from './common.js';
 
 export function registerIndexing(registry: OpRegistry): void {
   registry.define({
@@ -25,11 +25,7 @@ export function registerIndexing(registry: OpRegistry): void {
     },
     numInputs: 2,
     listInputNames: ['a', 'indices'],
-    inferType(_attrs, inTypes, outTypes) {
-      if (inTypes[0] === undefined) return false;
-      outTypes[0] = inTypes[0];
-      return inTypes[1] !== undefined;
-    },
+    inferType: dataTypeAnyIndex,
     inferShape(attrs, inShapes, outShapes) {
       const a = inShapes[0];
       const idx = inShapes[1];
@@ -75,11 +71,7 @@ export function registerIndexing(registry: OpRegistry): void {
     },
     numInputs: 2,
     listInputNames: ['data', 'index'],
-    inferType(_attrs, inTypes, outTypes) {
-      if (inTypes[0] === undefined) return false;
-      outTypes[0] = inTypes[0];
-      return inTypes[1] !== undefined;
-    },
+    inferType: dataTypeAnyIndex,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;

@@ -8,7 +8,7 @@ import { type Shape, shapeToString } from '@mx/base';
 import type { ShapeSlots } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
-import { assignShape, checkAxis, known, shapeError } from './common.js';
+import { assignShape, checkAxis, dataTypeAnyIndex, known, shapeError } from './common.js';
 
 type Attrs = Readonly<Record<string, unknown>>;
 type OptIdx = readonly (number | null)[];
@@ -152,11 +152,7 @@ export function registerSlice(registry: OpRegistry): void {
     },
     numInputs: 2,
     listInputNames: ['data', 'shape_like'],
-    inferType(_attrs, inTypes, outTypes) {
-      if (inTypes[0] === undefined) return false;
-      outTypes[0] = inTypes[0];
-      return inTypes[1] !== undefined;
-    },
+    inferType: dataTypeAnyIndex,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       const f = inShapes[1];
