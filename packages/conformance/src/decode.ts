@@ -79,6 +79,14 @@ export function decodeCase(family: string, raw: RawCase): ConformanceCase {
     atol: raw.atol ?? 0,
     ...(raw.backends === undefined ? {} : { backends: Object.freeze([...raw.backends]) }),
     ...(raw.skip === undefined ? {} : { skip: raw.skip }),
+    ...(raw.isTrain === undefined ? {} : { isTrain: raw.isTrain }),
+    ...(raw.mutated === undefined
+      ? {}
+      : {
+          mutated: Object.freeze(
+            raw.mutated.map((a, i) => (a === null ? null : decodeArray(a, `${where} mutated input ${i}`))),
+          ),
+        }),
   };
   return Object.freeze(c);
 }

@@ -12,7 +12,7 @@ export function ndarrayTarget(runtime: Runtime, ctx: Context = cpu(0)): Conforma
   const backend = runtime.backendFor(ctx);
   return {
     name: backend.name,
-    async invoke(op, inputs, params) {
+    async invoke(op, inputs, params, options = {}) {
       const created: NDArray[] = [];
       try {
         const arrays = inputs.map((a) => {
@@ -20,10 +20,11 @@ export function ndarrayTarget(runtime: Runtime, ctx: Context = cpu(0)): Conforma
           created.push(x);
           return x;
         });
-        const outs = runtime.invoke(op, arrays, params, { ctx });
+        const outs = runtime.invoke(op, arrays, params, { ctx, isTrain: options.isTrain ?? false });
         created.push(...outs);
         const results: CaseArray[] = [];
-        for (const o of outs) results.push({ shape: [...o.shape], dtype: o.dtype, data: await o.data() });
+        const read = options.returnInputs ? [...outs, ...arrays] : outs;
+        for (const o of read) results.push({ shape: [...o.shape], dtype: o.dtype, data: await o.data() });
         return results;
       } finally {
         for (const x of created) x.dispose();

@@ -96,6 +96,19 @@ function checkOutputs(c: ConformanceCase, actual: readonly CaseArray[]): string 
     const r = compareArrays(actual[i] as CaseArray, e, c.rtol, c.atol);
     if (!r.ok) problems.push(`output ${i}: ${r.message}`);
   });
+  if (c.mutated !== undefined) {
+    const nOut = actual.length - c.inputs.length;
+    c.mutated.forEach((e, i) => {
+      if (e === null) return;
+      const got = actual[nOut + i];
+      if (got === undefined) {
+        problems.push(`input ${i} after the call was not returned`);
+        return;
+      }
+      const r = compareArrays(got, e, c.rtol, c.atol);
+      if (!r.ok) problems.push(`input ${i} after the call: ${r.message}`);
+    });
+  }
   return problems.length > 0 ? problems.join('\n') : undefined;
 }
 
@@ -106,7 +119,10 @@ export async function runCase(target: ConformanceTarget, c: ConformanceCase): Pr
   if (reason !== undefined) return { ...base, status: 'skip', reason };
   let outputs: readonly CaseArray[];
   try {
-    outputs = await target.invoke(c.op, c.inputs, c.params);
+    outputs = await target.invoke(c.op, c.inputs, c.params, {
+      isTrain: c.isTrain ?? false,
+      returnInputs: c.mutated !== undefined,
+    });
   } catch (e) {
     if (e instanceof ConformanceSkip) return { ...base, status: 'skip', reason: e.message };
     if (c.error === undefined) return { ...base, status: 'fail', reason: `threw ${describeError(e)}` };

@@ -30,6 +30,9 @@ export interface RawCase {
   readonly atol?: number;
   readonly backends?: readonly string[];
   readonly skip?: string;
+  readonly isTrain?: boolean;
+  /** Expected values of inputs the op writes in place (optimizer states), by input index; null = unchecked. */
+  readonly mutated?: readonly (RawArray | null)[];
 }
 
 /** One golden file (`src/__golden__/<family>.json`). */
@@ -70,6 +73,21 @@ export interface ConformanceCase {
   readonly backends?: readonly string[];
   /** When set, the case is skipped everywhere, with this reason. */
   readonly skip?: string;
+  /** Run the op in training mode (Dropout, BatchNorm, output layers). */
+  readonly isTrain?: boolean;
+  /**
+   * Expected values of the inputs after the call, for ops that write inputs in place (optimizer
+   * updates, BatchNorm's moving statistics), by input index; null entries are not checked.
+   */
+  readonly mutated?: readonly (CaseArray | null)[];
+}
+
+/** Options of one adapter call. */
+export interface InvokeCaseOptions {
+  /** Training mode (OpContext.isTrain). */
+  readonly isTrain?: boolean;
+  /** Also return every input's value after the call, appended after the outputs. */
+  readonly returnInputs?: boolean;
 }
 
 /**
@@ -84,6 +102,7 @@ export interface ConformanceTarget {
     op: string,
     inputs: readonly CaseArray[],
     params: Readonly<Record<string, unknown>>,
+    options?: InvokeCaseOptions,
   ): Promise<readonly CaseArray[]>;
   /** Optional: a reason to skip this case on this backend (unsupported dtype, op not implemented...). */
   skip?(c: ConformanceCase): string | undefined;

@@ -12,6 +12,8 @@ import type { DeviceAllocator } from '@mx/storage';
 import { installElementwise } from './codegen/index.js';
 import { installLinalg } from './gemm/index.js';
 import { installInit } from './kernels/init/index.js';
+import { installNN } from './kernels/nn/index.js';
+import { installOptimizer } from './kernels/optimizer/index.js';
 import { installReduce } from './kernels/reduce/index.js';
 import { installShape } from './kernels/shape/index.js';
 import { WasmMemory, type WasmMemoryOptions } from './memory.js';
@@ -65,7 +67,9 @@ export class CpuWasmBackend implements Backend<number> {
     installElementwise(registry, this.runtime);
     installReduce(registry, this.runtime);
     installShape(registry, this.runtime);
-    installLinalg(registry, this.runtime);
+    const gemm = installLinalg(registry, this.runtime);
+    installNN(registry, this.runtime, gemm);
+    installOptimizer(registry, this.runtime);
   }
 
   write(dst: TBlob<number>, src: StorageArray): void {

@@ -17,6 +17,14 @@ export {
   type UnaryFn,
 } from './expr.js';
 export {
+  diffExpr,
+  type GradBuilder,
+  type GradientDef,
+  type GradientSpec,
+  type Needs,
+  resolveNeeds,
+} from './gradient.js';
+export {
   type CountFn,
   defineOp,
   elemwiseType,

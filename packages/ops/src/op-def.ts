@@ -10,6 +10,7 @@
  */
 import { type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { ElementwiseDef } from './expr.js';
+import type { GradientSpec } from './gradient.js';
 import { type ParamSchema, type ParamsOf, parseParams } from './params.js';
 import type { Attrs, Kernel } from './types.js';
 
@@ -66,6 +67,12 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
   readonly resourceRequest?: (attrs: ParamsOf<S>) => readonly ResourceRequestKind[];
   /** The op is a SimpleOp: backends compile this expression instead of registering a kernel. */
   readonly elementwise?: ElementwiseDef;
+  /**
+   * The gradient (MXNet `FGradient`), built from other ops; `'zero'` for ops whose gradient is zero
+   * everywhere. Elementwise ops with gradient expressions get one derived (`registry.gradient`).
+   * Omitted otherwise: the op is not differentiable.
+   */
+  readonly gradient?: GradientSpec<ParamsOf<S>>;
   /** MXNet `TIsBackward`. */
   readonly isBackward?: boolean;
   /**

@@ -8,6 +8,8 @@
  * op, so adding a SimpleOp needs no backend change at all.
  */
 import { MXNetError } from '@mx/base';
+import { elementwiseGradient } from './elementwise-grad.js';
+import type { GradientSpec } from './gradient.js';
 import { Op, type OpDef } from './op-def.js';
 import type { ParamSchema } from './params.js';
 import type { Attrs, Kernel } from './types.js';
@@ -49,6 +51,7 @@ export class OpRegistry {
   readonly #compilers = new Map<string, ElementwiseCompiler>();
   /** Kernels registered before their op was defined: op name → backend → kernel. */
   readonly #pending = new Map<string, Map<string, Kernel>>();
+  readonly #gradients = new Map<Op, GradientSpec | undefined>();
 
   /** Register an operator; its name and aliases must be new. */
   define<S extends ParamSchema>(def: OpDef<S>): Op<S> {
@@ -144,6 +147,25 @@ export class OpRegistry {
     const compiled = compiler(op);
     op.kernels.set(backend, compiled);
     return compiled;
+  }
+
+  /**
+   * The gradient of `op` (MXNet `FGradient`): its declared one, or for an elementwise op the one
+   * derived from its expressions (defining the `_backward_*` ops on first use); undefined when the
+   * op is not differentiable.
+   */
+  gradient(op: Op): GradientSpec | undefined {
+    const cached = this.#gradients.get(op);
+    if (cached !== undefined || this.#gradients.has(op)) return cached;
+    let spec = op.def.gradient as GradientSpec | undefined;
+    if (spec === undefined && op.elementwise?.gradient !== undefined) {
+      const nIn = op.elementwise.gradient.length;
+      spec = elementwiseGradient(op, nIn, (plan) => {
+        if (!this.#byName.has(plan.name)) this.define(plan.def);
+      });
+    }
+    this.#gradients.set(op, spec);
+    return spec;
   }
 
   /** Backends that have a kernel (or an expression compiler) for `op`. */

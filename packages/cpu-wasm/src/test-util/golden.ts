@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DType, type DTypeName, isMXNetError } from '@mx/base';
 import { describe, expect, it } from 'vitest';
-import { createOpHarness, type HostArray, type OpHarness } from './run-op.js';
+import { createOpHarness, type HostArray, type OpHarness, type OpResult } from './run-op.js';
 
 export interface RawArray {
   readonly shape: number[];
@@ -27,6 +27,9 @@ export interface GoldenCase {
   readonly rtol: number;
   readonly atol: number;
   readonly skip?: string;
+  readonly isTrain?: boolean;
+  /** Expected input values after the call (ops mutating inputs), by input index; null = unchecked. */
+  readonly mutated?: (RawArray | null)[];
 }
 
 export function loadGolden(family: string): GoldenCase[] {
@@ -92,13 +95,25 @@ export function checkGoldenCase(h: OpHarness, c: GoldenCase): void {
     expect((thrown as Error).message).toContain(c.error);
     return;
   }
-  const out = h.run(c.op, c.inputs.map(hostOf), c.params);
+  const ran = h.run(c.op, c.inputs.map(hostOf), c.params, {
+    isTrain: c.isTrain ?? false,
+    returnInputs: c.mutated !== undefined,
+  });
+  const out = c.mutated !== undefined ? ran.slice(0, ran.length - c.inputs.length) : ran;
+  c.mutated?.forEach((w, i) => {
+    if (w === null) return;
+    compareTo(ran[out.length + i], w, c, `input ${i} after the call`);
+  });
   const want = c.outputs ?? [];
   // Only the outputs the case lists are compared (hidden outputs, e.g. sort's indices, are not).
   expect(out.length).toBeGreaterThanOrEqual(want.length);
-  want.forEach((w, i) => {
-    const o = out[i];
-    if (o === undefined) throw new Error(`missing output ${i}`);
+  want.forEach((w, i) => compareTo(out[i], w, c, `output ${i}`));
+}
+
+function compareTo(o: OpResult | undefined, w: RawArray, c: GoldenCase, what: string): void {
+  {
+    const i = what;
+    if (o === undefined) throw new Error(`missing ${what}`);
     expect(o.shape).toEqual(w.shape);
     expect(o.dtype).toBe(w.dtype);
     const raw = Array.from(o.data as ArrayLike<number | bigint>, Number);
@@ -108,8 +123,8 @@ export function checkGoldenCase(h: OpHarness, c: GoldenCase): void {
       return w.dtype === 'float32' ? Math.fround(e) : e;
     };
     const bad = got.findIndex((v, j) => !close(v, expected(j), c.rtol, c.atol));
-    expect(bad, `output ${i}: first mismatch at ${bad}: ${got[bad]} vs ${w.data[bad]}`).toBe(-1);
-  });
+    expect(bad, `${i}: first mismatch at ${bad}: ${got[bad]} vs ${w.data[bad]}`).toBe(-1);
+  }
 }
 
 export interface GoldenOptions {

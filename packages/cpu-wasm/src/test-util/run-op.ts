@@ -35,6 +35,8 @@ export interface OpHarness {
       readonly isTrain?: boolean;
       /** Resources handed to the kernel as `ctx.requested` (e.g. a ParallelRandomResource for samplers). */
       readonly requested?: readonly RequestedResource[];
+      /** Append every input's value after the call to the result (ops that mutate inputs). */
+      readonly returnInputs?: boolean;
     },
   ): OpResult[];
 }
@@ -104,7 +106,8 @@ export function createOpHarness(): OpHarness {
         req,
         outBlobs,
       );
-      return outBlobs.map((b) => ({ shape: [...b.shape], dtype: b.dtype, data: backend.readSync(b) }));
+      const back = options.returnInputs ? [...outBlobs, ...inBlobs] : outBlobs;
+      return back.map((b) => ({ shape: [...b.shape], dtype: b.dtype, data: backend.readSync(b) }));
     },
   };
 }

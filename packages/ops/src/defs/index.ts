@@ -7,6 +7,8 @@ import { registerCopy } from './copy.js';
 import { registerElementwise } from './elementwise/index.js';
 import { registerInit } from './init/index.js';
 import { registerLinalg } from './linalg/index.js';
+import { registerNN } from './nn/index.js';
+import { registerOptimizer } from './optimizer/index.js';
 import { registerReduce } from './reduce/index.js';
 import { registerShape } from './shape/index.js';
 
@@ -18,5 +20,7 @@ export function registerCoreOps(registry: OpRegistry): OpRegistry {
   registerShape(registry);
   registerLinalg(registry);
   registerCopy(registry);
+  registerNN(registry);
+  registerOptimizer(registry);
   return registry;
 }

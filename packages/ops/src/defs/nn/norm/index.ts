@@ -1,0 +1,4 @@
+/** (being written) */
+import type { OpRegistry } from '../../../registry.js';
+
+export function registerNorm(_registry: OpRegistry): void {}
