@@ -4,6 +4,10 @@
  * asynchronously through the engine; reads (`await x.data()`) wait for pending work and surface
  * failures, as in MXNet.
  */
+
+export { Autograd, type AutogradMode, type GradOptions, type RecordOptions } from './autograd/autograd.js';
+export { Function } from './autograd/function.js';
+export type { GradReq } from './autograd/tape.js';
 export type { NestedArray } from './host.js';
 export type { InvokeOptions } from './invoke.js';
 export {

@@ -21,8 +21,10 @@ export interface InvokeOptions {
   readonly req?: 'write' | 'add';
   /** Device for ops without inputs (creation ops); default: the `ctx` param, else the runtime's default. */
   readonly ctx?: Context;
-  /** Training mode passed to the kernel (OpContext.isTrain). */
+  /** Training mode passed to the kernel (OpContext.isTrain); default the autograd training flag. */
   readonly isTrain?: boolean;
+  /** @internal Outputs nobody reads (req null): backward ops skip computing them. */
+  readonly skip?: readonly boolean[];
 }
 
 function callError(
@@ -49,7 +51,7 @@ export function invokeOp(
   inputs: readonly NDArray[],
   params: Readonly<Record<string, unknown>> | undefined,
   options: InvokeOptions = {},
-): { outputs: NDArray[]; visible: number } {
+): { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> } {
   const attrs = op.parseParams(params);
   const nIn = op.numInputs(attrs);
   if (inputs.length !== nIn) {
@@ -170,9 +172,10 @@ export function invokeOp(
     outputs = outArg as NDArray[];
   } else {
     outputs = new Array(nOut);
+    const skip = options.skip;
     for (let i = 0; i < nOut; i++) {
       outputs[i] = rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx);
-      req[i] = OpReq.write;
+      req[i] = skip?.[i] === true ? OpReq.null : OpReq.write;
     }
   }
 
@@ -230,5 +233,5 @@ export function invokeOp(
       prop: FnProperty.async,
     });
   }
-  return { outputs, visible: op.numVisibleOutputs(attrs) };
+  return { outputs, visible: op.numVisibleOutputs(attrs), attrs };
 }

@@ -24,6 +24,8 @@ import {
 } from '@mx/base';
 import type { Var } from '@mx/engine';
 import type { TBlob } from '@mx/ops';
+import type { GradOptions } from './autograd/autograd.js';
+import type { AGEntry, GradReq } from './autograd/tape.js';
 import type { Chunk } from './chunk.js';
 import { type NestedArray, toNested } from './host.js';
 import type { InvokeOptions } from './invoke.js';
@@ -47,6 +49,10 @@ export class NDArray {
   #blob: TBlob | undefined;
   /** @internal Set by the runtime once the array is registered with its FinalizationRegistry. */
   finalizerRegistered = false;
+  /** @internal Where this array sits on the autograd tape (recorded output or variable). */
+  agEntry: AGEntry | undefined = undefined;
+  /** Gradient buffer made by attachGrad (owned: disposed with the array). */
+  #ownGrad: NDArray | undefined;
 
   /** @internal Use the runtime's `nd` functions to create arrays. */
   constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: DTypeName, byteOffset: number) {
@@ -168,7 +174,8 @@ export class NDArray {
   reshape(shape: readonly number[], options: { reverse?: boolean } = {}): NDArray {
     this.checkLive('reshape');
     const target = this.runtime.inferReshape(this, shape, options.reverse ?? false);
-    return this.runtime.view(this, target, this.#byteOffset);
+    const view = this.runtime.view(this, target, this.#byteOffset);
+    return this.agEntry === undefined ? view : this.#recordView(view, 'Reshape', { shape: target });
   }
 
   /** Rows [begin, end) of the first axis as a view (MXNet `NDArray.slice`). Negative indices count from the end. */
@@ -187,7 +194,10 @@ export class NDArray {
     const b = norm(begin);
     const e = Math.max(b, norm(end ?? n));
     const rowBytes = shapeSize(this.shape.slice(1)) * DType[this.dtype].bytes;
-    return this.runtime.view(this, [e - b, ...this.shape.slice(1)], this.#byteOffset + b * rowBytes);
+    const view = this.runtime.view(this, [e - b, ...this.shape.slice(1)], this.#byteOffset + b * rowBytes);
+    return this.agEntry === undefined
+      ? view
+      : this.#recordView(view, 'slice_axis', { axis: 0, begin: b, end: e });
   }
 
   /**
@@ -201,6 +211,17 @@ export class NDArray {
         op: 'at',
         shapes: [this.shape],
       });
+    }
+    if (this.agEntry !== undefined && this.runtime.autograd.isRecording) {
+      // Recorded as a slice (a copy), so the gradient flows back to the indexed elements.
+      const begin = indices.map((raw, k) => (raw < 0 ? raw + (this.shape[k] as number) : raw));
+      const part = this.op1('slice', { begin, end: begin.map((b) => b + 1) });
+      const rest = this.shape.slice(indices.length);
+      const out = part.#recordView(this.runtime.view(part, rest, part.byteOffset), 'Reshape', {
+        shape: rest,
+      });
+      part.dispose();
+      return out;
     }
     let offset = 0;
     let stride = this.size;
@@ -227,7 +248,12 @@ export class NDArray {
   /** A copy on `target` (a context, or an existing array to overwrite; MXNet `copyto`). */
   copyTo(target: Context | NDArray): NDArray {
     this.checkLive('copyTo');
-    return this.runtime.copy(this, target);
+    const out = this.runtime.copy(this, target);
+    if (this.agEntry !== undefined && this.runtime.autograd.isRecording) {
+      const op = this.runtime.registry.get('_copyto');
+      this.runtime.autograd.recordIfNeeded(op, op.parseParams({}), [this], [out], false);
+    }
+    return out;
   }
 
   /** A copy (same device). */
@@ -250,6 +276,56 @@ export class NDArray {
   }
 
   // ---- op helpers ------------------------------------------------------------------------------
+
+  // ---- autograd ------------------------------------------------------------------------------
+
+  /** @internal Byte offset of this window in its chunk. */
+  get byteOffset(): number {
+    return this.#byteOffset;
+  }
+
+  /**
+   * Allocate a gradient buffer (zeros) and make this array a variable for autograd (MXNet
+   * `attach_grad`): backward passes write (`'write'`), accumulate (`'add'`) or skip (`'null'`) its
+   * gradient into `grad`.
+   */
+  attachGrad(gradReq: GradReq = 'write'): this {
+    this.checkLive('attachGrad');
+    const g = this.runtime.keep(this.runtime.nd.zeros(this.shape, { dtype: this.dtype, ctx: this.ctx }));
+    this.#ownGrad?.dispose();
+    this.#ownGrad = g;
+    this.runtime.autograd.markVariables(this, g, gradReq);
+    return this;
+  }
+
+  /** The gradient buffer of a variable (undefined when none is attached). */
+  get grad(): NDArray | undefined {
+    return this.agEntry?.node.variable?.array === this ? this.agEntry.node.variable.grad : undefined;
+  }
+
+  /** Backpropagate from this array (MXNet `backward(out_grad, retain_graph, train_mode)`). */
+  backward(headGrad?: NDArray, options: Omit<GradOptions, 'headGrads'> = {}): void {
+    this.runtime.autograd.backward(this, {
+      ...options,
+      ...(headGrad !== undefined ? { headGrads: [headGrad] } : {}),
+    });
+  }
+
+  /** A view sharing storage, cut off from the autograd graph (MXNet `detach`). */
+  detach(): NDArray {
+    this.checkLive('detach');
+    return this.runtime.view(this, this.shape, this.#byteOffset);
+  }
+
+  /** @internal Record a view as the op it stands for, when recording from a tracked array. */
+  #recordView(view: NDArray, op: string, params: OpParams): NDArray {
+    const ag = this.runtime.autograd;
+    if (this.agEntry !== undefined && ag.isRecording) {
+      const o = this.runtime.registry.get(op);
+      ag.recordIfNeeded(o, o.parseParams(params), [this], [view], ag.isTraining);
+    }
+    return view;
+  }
 
   /** @internal Invoke an op on [this, ...others] and return its first output. */
   op1(name: string, params?: OpParams, others: readonly NDArray[] = [], options?: InvokeOptions): NDArray {
@@ -420,6 +496,9 @@ export class NDArray {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    this.#ownGrad?.dispose();
+    this.#ownGrad = undefined;
+    this.agEntry = undefined;
     this.runtime.untrack(this, this.#chunk);
   }
 

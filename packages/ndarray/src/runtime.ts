@@ -23,6 +23,7 @@ import {
 import { createEngine, type Engine, FnProperty } from '@mx/engine';
 import { type Backend, createOpRegistry, type Op, type OpContext, type OpRegistry } from '@mx/ops';
 import { ResourceManager, Storage } from '@mx/storage';
+import { Autograd } from './autograd/autograd.js';
 import { Chunk, type ChunkOwner } from './chunk.js';
 import { toStorage } from './host.js';
 import { type InvokeOptions, invokeOp } from './invoke.js';
@@ -87,6 +88,8 @@ export class Runtime implements ChunkOwner {
   readonly defaultContext: Context;
   /** The NDArray namespace bound to this runtime (`nd.zeros`, `nd.add`, any registered op...). */
   readonly nd: Nd;
+  /** MXNet's `mx.autograd` for this runtime: recording, backward, grad. */
+  readonly autograd: Autograd = new Autograd(this);
   readonly #backends = new Map<string, Backend>();
   readonly #allBackends: Backend[] = [];
   readonly #scopes = new ScopeTracker<NDArray>();
@@ -257,8 +260,19 @@ export class Runtime implements ChunkOwner {
   /** Run a registered op (by name, alias or Op) on `inputs`; returns its visible outputs. */
   invoke(op: string | Op, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[] {
     const o = typeof op === 'string' ? this.registry.get(op) : op;
-    if (o.def.crossDeviceCopy) return [this.#crossDeviceCopy(o, inputs, options)];
-    const { outputs: outs, visible } = invokeOp(this, o, inputs, params, options);
+    const ag = this.autograd;
+    if (o.def.crossDeviceCopy) {
+      const out = this.#crossDeviceCopy(o, inputs, options);
+      if (ag.isRecording) ag.recordIfNeeded(o, o.parseParams(params), inputs, [out], ag.isTraining);
+      return [out];
+    }
+    const isTrain = options?.isTrain ?? ag.isTraining;
+    const {
+      outputs: outs,
+      visible,
+      attrs,
+    } = invokeOp(this, o, inputs, params, options?.isTrain === isTrain ? options : { ...options, isTrain });
+    if (ag.isRecording) ag.recordIfNeeded(o, attrs, inputs, outs, isTrain);
     if (visible < outs.length) {
       // Hidden outputs are internal to the op (MXNet keeps them alive with the visible ones).
       for (let i = visible; i < outs.length; i++)
@@ -266,6 +280,28 @@ export class Runtime implements ChunkOwner {
       return outs.slice(0, visible);
     }
     return outs;
+  }
+
+  /** @internal Run an op and return every output, hidden ones included (backward passes). */
+  invokeAll(
+    op: Op,
+    inputs: readonly NDArray[],
+    params: OpParams | undefined,
+    options: InvokeOptions,
+  ): NDArray[] {
+    if (op.def.crossDeviceCopy) return this.invoke(op, inputs, params, options);
+    const { outputs, attrs } = invokeOp(this, op, inputs, params, options);
+    const ag = this.autograd;
+    if (ag.isRecording) ag.recordIfNeeded(op, attrs, inputs, outputs, options.isTrain ?? ag.isTraining);
+    return outputs;
+  }
+
+  /** @internal A view of `a` for the autograd tape: shares storage, outside every scope. */
+  retain(a: NDArray): NDArray {
+    const v = this.keep(this.view(a, a.shape, a.byteOffset));
+    // Same tape position: ops on the saved value (createGraph) link to the original graph.
+    v.agEntry = a.agEntry;
+    return v;
   }
 
   /** `_copyto(x, out=y)` or `_copyto(x, ctx=c)`: the backends' transfer path (MXNet CopyFromTo). */

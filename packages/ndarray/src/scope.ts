@@ -22,12 +22,12 @@ export class ScopeFrame<T extends { dispose(): void }> {
   }
 }
 
-interface AsyncLocalStorageLike<S> {
+export interface AsyncLocalStorageLike<S> {
   getStore(): S | undefined;
   run<R>(store: S, fn: () => R): R;
 }
 
-function asyncLocalStorage<S>(): AsyncLocalStorageLike<S> | undefined {
+export function asyncLocalStorage<S>(): AsyncLocalStorageLike<S> | undefined {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const mod = proc?.getBuiltinModule?.('node:async_hooks') as
     | { AsyncLocalStorage?: new () => AsyncLocalStorageLike<S> }

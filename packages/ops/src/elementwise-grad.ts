@@ -12,11 +12,10 @@
  * request, never eagerly (that would recurse forever).
  */
 import type { DTypeName } from '@mx/base';
-import { type ElementwiseDef, type Expr, exprParams } from './expr.js';
+import { E, type ElementwiseDef, type Expr, exprParams } from './expr.js';
 import { diffExpr, exprUses, type GradientDef, type GradientSpec, substituteExpr } from './gradient.js';
 import type { Op, OpDef } from './op-def.js';
 import type { ParamSchema } from './params.js';
-import { E } from './expr.js';
 
 export interface BackwardOpPlan {
   readonly name: string;

@@ -56,7 +56,12 @@ export interface GradientDef<A = Attrs> {
 export type GradientSpec<A = Attrs> = GradientDef<A> | 'zero';
 
 /** Resolve a `Needs` declaration to sorted indices in [0, n). */
-export function resolveNeeds<A>(needs: Needs<A> | undefined, attrs: A, n: number, dflt: 'all' | 'none'): number[] {
+export function resolveNeeds<A>(
+  needs: Needs<A> | undefined,
+  attrs: A,
+  n: number,
+  dflt: 'all' | 'none',
+): number[] {
   const v = needs ?? dflt;
   if (v === 'all') return Array.from({ length: n }, (_, i) => i);
   if (v === 'none') return [];
@@ -213,10 +218,7 @@ export function diffExpr(e: Expr, index: number): Expr | null {
         case 'mod':
           return add(da, mul(db, E.neg(E.floor(E.div(a, b)))));
         case 'pow':
-          return add(
-            mul(da, E.mul(b, E.pow(a, E.sub(b, 1)))),
-            mul(db, E.mul(e, E.log(a))),
-          );
+          return add(mul(da, E.mul(b, E.pow(a, E.sub(b, 1)))), mul(db, E.mul(e, E.log(a))));
         case 'max':
           return E.select(E.ge(a, b), da, db);
         case 'min':
