@@ -6,7 +6,7 @@
  */
 
 export { Autograd, type AutogradMode, type GradOptions, type RecordOptions } from './autograd/autograd.js';
-export { Function } from './autograd/function.js';
+export { CustomFunction } from './autograd/function.js';
 export type { GradReq } from './autograd/tape.js';
 export type { NestedArray } from './host.js';
 export type { InvokeOptions } from './invoke.js';

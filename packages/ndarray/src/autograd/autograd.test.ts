@@ -8,7 +8,7 @@ import { isMXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createOpRegistry, E } from '@mx/ops';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRuntime, Function, type NDArray } from '../index.js';
+import { createRuntime, type NDArray } from '../index.js';
 
 const registry = createOpRegistry();
 // A SimpleOp without a gradient: backward through it must fail.
@@ -30,9 +30,9 @@ const values = async (a: NDArray | undefined): Promise<number[]> => {
 };
 const close = (got: number[], want: number[], tol = 1e-5) => {
   expect(got.length).toBe(want.length);
-  got.forEach((g, i) =>
-    expect(Math.abs(g - (want[i] as number))).toBeLessThanOrEqual(tol * (1 + Math.abs(want[i] as number))),
-  );
+  got.forEach((g, i) => {
+    expect(Math.abs(g - (want[i] as number))).toBeLessThanOrEqual(tol * (1 + Math.abs(want[i] as number)));
+  });
 };
 
 describe('modes', () => {
@@ -177,7 +177,7 @@ describe('grad and higher order', () => {
 });
 
 describe('custom Function', () => {
-  class Sigmoid extends Function {
+  class Sigmoid extends autograd.Function {
     forward(x: NDArray): NDArray {
       const y = nd.sigmoid(x) as NDArray;
       this.saveForBackward(y);

@@ -14,6 +14,7 @@ import type { NDArray } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
 import { type AsyncLocalStorageLike, asyncLocalStorage } from '../scope.js';
 import { type BackwardOptions, runBackward } from './backward.js';
+import { CustomFunction } from './function.js';
 import { type AGEntry, type GradReq, recordCustom, recordOp, variableNode } from './tape.js';
 
 export interface AutogradMode {
@@ -43,6 +44,9 @@ export class Autograd {
   readonly #als: AsyncLocalStorageLike<AutogradMode> | undefined = asyncLocalStorage<AutogradMode>();
   /** Mode outside any scope (and the only one where AsyncLocalStorage is missing). */
   #global: AutogradMode = { recording: false, training: false };
+
+  /** Base class of user-defined differentiable functions (MXNet `autograd.Function`). */
+  readonly Function = CustomFunction;
 
   constructor(rt: Runtime) {
     this.#rt = rt;

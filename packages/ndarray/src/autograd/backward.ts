@@ -347,12 +347,12 @@ function opGrads(
   built.forEach((v, i) => {
     if (v != null && node.inputs[i] != null) mark(v);
   });
-  const valueOf = (v: Value): NDArray =>
+  const resolve = (v: Value): NDArray =>
     v instanceof Pending ? ((v.call.results as NDArray[])[v.index] as NDArray) : v;
   try {
     for (const call of calls) {
       if (!call.marked) continue;
-      const ins = call.inputs.map(valueOf);
+      const ins = call.inputs.map(resolve);
       call.results = rt.invokeAll(call.op, ins, call.params, {
         isTrain: node.isTrain,
         skip: call.needed.map((n) => !n),
@@ -363,7 +363,7 @@ function opGrads(
   }
   const out: (NDArray | undefined)[] = built.map((v, i) => {
     if (v == null || node.inputs[i] == null) return undefined;
-    if (v instanceof Pending) return valueOf(v);
+    if (v instanceof Pending) return resolve(v);
     // A saved input or an ograd returned as is: hand out a copy the caller may dispose.
     return v.copy();
   });

@@ -5,7 +5,7 @@
  * with `createGraph` (ops inside `backward` are recorded then).
  *
  * ```ts
- * class Sigmoid extends Function {
+ * class Sigmoid extends rt.autograd.Function {   // or CustomFunction
  *   forward(x: NDArray) { const y = nd.sigmoid(x); this.saveForBackward(y); return y; }
  *   backward(dy: NDArray) { const [y] = this.savedTensors; return dy.mul(y.mul(y.neg().add(1))); }
  * }
@@ -15,7 +15,7 @@
 import { MXNetError } from '@mx/base';
 import type { NDArray } from '../ndarray.js';
 
-export abstract class Function {
+export abstract class CustomFunction {
   #saved: NDArray[] = [];
 
   /** Compute the outputs from the inputs (not recorded). */
