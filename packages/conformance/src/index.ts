@@ -32,3 +32,10 @@ export type {
   RawCaseFile,
   RawScalar,
 } from './types.js';
+export {
+  type GradCheckOptions,
+  type GradCheckResult,
+  gradCheckCase,
+  gradCheckSkip,
+  NOT_DERIVATIVES,
+} from './gradcheck.js';

@@ -103,3 +103,4 @@ export function dispatchChain(tf: Tfjs, n: number, k: number): Workload {
     dispose: () => one.dispose(),
   };
 }
+export { lenetTrainStep, mlpTrainStep } from './train.js';
