@@ -1,0 +1,26 @@
+/**
+ * @mx/io: MXNet's data iterators (`mx.io`) for TypeScript. `NDArrayIter` batches in-memory arrays
+ * with MXNet's pad / discard / roll_over rules and shuffle; `MNISTIter` reads MNIST's IDX files like
+ * MXNet's C++ iterator; `DataBatch` / `DataDesc` / `DataIter` are the protocol every iterator
+ * follows. A 7,000 + 1,000 image MNIST subset ships with the package (`embeddedMnist`,
+ * `mnistTrainIter`, `mnistValIter`).
+ */
+export { DataBatch, type DataBatchOptions, DataDesc, DataIter } from './data-iter.js';
+export {
+  type EmbeddedMnist,
+  type EmbeddedMnistParams,
+  embeddedMnist,
+  mnistTrainIter,
+  mnistValIter,
+} from './mnist/embedded.js';
+export { type IdxArray, parseIdx } from './mnist/idx.js';
+export { MNISTIter, type MNISTIterParams } from './mnist/mnist-iter.js';
+export {
+  type HostData,
+  type IterArray,
+  type IterInput,
+  type LastBatchHandle,
+  NDArrayIter,
+  type NDArrayIterOptions,
+} from './ndarray-iter.js';
+export type { NdLike } from './runtime-of.js';
