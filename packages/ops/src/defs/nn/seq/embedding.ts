@@ -1,0 +1,95 @@
+/**
+ * Embedding (MXNet `src/operator/tensor/indexing_op.{h,cc}`): rows of `weight` (input_dim,
+ * output_dim) picked by `data`, an index array of any dtype (values truncated to integers, then
+ * clipped into [0, input_dim-1] as MXNet's `Take<clip=true>` kernel does), so the output is
+ * data.shape + (output_dim,) in the weight's dtype (the `dtype` param when the weight's is unknown).
+ *
+ * `_backward_Embedding(ograd, data)` scatter-adds the rows of the output gradient into a dense
+ * (input_dim, output_dim) weight gradient. `sparse_grad` is accepted for compatibility; the
+ * gradient is stored dense for now (no row_sparse storage yet). MXNet's backward node also has a
+ * data-gradient output; indices have no gradient, so ours produces only the weight's.
+ */
+import { type DTypeName, MXNetError } from '@mx/base';
+import { P } from '../../../params.js';
+import type { OpRegistry } from '../../../registry.js';
+import { assignShape, known, requireFloat } from './common.js';
+
+const EMBEDDING_DTYPES = ['float32', 'float64', 'float16', 'uint8', 'int8', 'int32', 'int64'] as const;
+
+const params = {
+  input_dim: P.int({ lowerBound: 1, doc: 'Vocabulary size of the input indices.' }),
+  output_dim: P.int({ lowerBound: 1, doc: 'Dimension of the embedding vectors.' }),
+  dtype: P.enum(EMBEDDING_DTYPES, { default: 'float32', doc: 'Data type of weight.' }),
+  sparse_grad: P.bool({
+    default: false,
+    doc: "Compute row sparse gradient in the backward calculation. If set to True, the grad's storage type is row_sparse.",
+  }),
+};
+
+export function registerEmbedding(registry: OpRegistry): void {
+  registry.define({
+    name: 'Embedding',
+    doc: 'Maps integer indices to vector representations (embeddings): for an input of shape (d1, ..., dK) the output has shape (d1, ..., dK, output_dim).',
+    params,
+    numInputs: 2,
+    listInputNames: ['data', 'weight'],
+    inferShape(attrs, inShapes, outShapes) {
+      assignShape('Embedding', inShapes, 1, [attrs.input_dim, attrs.output_dim], attrs, 'input');
+      const d = inShapes[0];
+      if (!known(d)) return false;
+      assignShape('Embedding', outShapes, 0, [...d, attrs.output_dim], attrs);
+      return true;
+    },
+    inferType(attrs, inTypes, outTypes) {
+      const wIn = inTypes[1];
+      const wOut = outTypes[0];
+      if (wIn !== undefined && wOut !== undefined && wIn !== wOut) {
+        throw new MXNetError(`Input and output weights must have same type (weight ${wIn}, output ${wOut})`, {
+          op: 'Embedding',
+          params: attrs,
+          dtypes: inTypes.map((t) => t ?? 'unknown'),
+          hint: 'cast the weight to the output dtype',
+        });
+      }
+      const t: DTypeName = wIn ?? wOut ?? attrs.dtype;
+      inTypes[1] = t;
+      outTypes[0] = t;
+      return inTypes[0] !== undefined;
+    },
+    gradient: {
+      inputs: [0],
+      build: (g, attrs) => [
+        null,
+        g.op1('_backward_Embedding', [g.ograd(0), g.input(0)], {
+          input_dim: attrs.input_dim,
+          output_dim: attrs.output_dim,
+          dtype: attrs.dtype,
+          sparse_grad: attrs.sparse_grad,
+        }),
+      ],
+    },
+  });
+
+  registry.define({
+    name: '_backward_Embedding',
+    doc: 'Gradient of Embedding with respect to its weight: rows of the output gradient added at the (clipped) indices.',
+    params,
+    numInputs: 2,
+    listInputNames: ['ograd', 'data'],
+    isBackward: true,
+    inferShape(attrs, inShapes, outShapes) {
+      assignShape('_backward_Embedding', outShapes, 0, [attrs.input_dim, attrs.output_dim], attrs);
+      const d = inShapes[1];
+      if (known(d)) assignShape('_backward_Embedding', inShapes, 0, [...d, attrs.output_dim], attrs, 'input');
+      return known(inShapes[0]) && known(inShapes[1]);
+    },
+    inferType(_attrs, inTypes, outTypes) {
+      const t = inTypes[0] ?? outTypes[0];
+      if (t === undefined) return false;
+      requireFloat('_backward_Embedding', 'output gradient', t, inTypes);
+      inTypes[0] = t;
+      outTypes[0] = t;
+      return inTypes[1] !== undefined;
+    },
+  });
+}
