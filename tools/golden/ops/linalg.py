@@ -6,6 +6,8 @@ Reference semantics (MXNet src/operator/tensor/dot-inl.h, la_op.h) expressed wit
   contracts its last axis (result ends with rhs.shape[:-1]). Two vectors give shape (1,).
 - batch_dot: (B..., m, k) . (B..., k, n), equal ndim >= 3.
 - linalg_gemm2: alpha * op(A) . op(B); rows on `axis`, columns on the last axis, other axes batch.
+- _backward_dot(ograd, lhs, rhs): dot's gradients [d lhs, d rhs] on the same 2-D views:
+  d op(A) = dC . op(B)^T, d op(B) = op(A)^T . dC, transposed back where the flags transposed.
 Run: python3 tools/golden/ops/linalg.py
 """
 import os
@@ -160,6 +162,49 @@ add_gemm2('gemm2_axis_neg3', (2, 4, 3, 5), (2, 5, 3, 6), axis=-3)
 add_gemm2('gemm2_mxnet_doc', (2, 1, 2), (2, 1, 2), tb=True, alpha=2.0)
 add_gemm2('gemm2_odd', (17, 33), (33, 9), alpha=1.5)
 
+# _backward_dot, with its own generator so the cases above stay unchanged.
+brng = np.random.default_rng(20240917)
+
+
+def views(a, b, ta, tb):
+    """MXNet's 2-D views of dot's operands: A stored (ma, na), B stored (mb, nb)."""
+    size = lambda s: int(np.prod(s, dtype=np.int64))  # noqa: E731
+    A = a.reshape(a.shape[0], size(a.shape[1:])) if ta else a.reshape(size(a.shape[:-1]), a.shape[-1])
+    B = b.reshape(size(b.shape[:-1]), b.shape[-1]) if tb else b.reshape(b.shape[0], size(b.shape[1:]))
+    return A, B
+
+
+def add_backward_dot(name, ls, rs, dtype, ta=False, tb=False):
+    a = brng.standard_normal(ls).astype(dtype)
+    b = brng.standard_normal(rs).astype(dtype)
+    c = ref_dot(a, b, ta, tb)
+    og = brng.standard_normal(c.shape).astype(dtype)
+    A, B = views(a.astype(np.float64), b.astype(np.float64), ta, tb)
+    opA = A.T if ta else A
+    opB = B.T if tb else B
+    dC = og.astype(np.float64).reshape(opA.shape[0], opB.shape[1])
+    dopA = dC @ opB.T
+    dopB = opA.T @ dC
+    dA = (dopA.T if ta else dopA).reshape(ls).astype(dtype)
+    dB = (dopB.T if tb else dopB).reshape(rs).astype(dtype)
+    params = {'transpose_a': ta, 'transpose_b': tb}
+    k = opA.shape[1]
+    cases.append(case(name, '_backward_dot', [og, a, b], [dA, dB], params=params,
+                      **tol_for(dtype, max(k, opA.shape[0], opB.shape[1]))))
+
+
+for dt in ('float32', 'float64'):
+    for ta in (False, True):
+        for tb in (False, True):
+            add_backward_dot(f'_backward_dot_2d_{int(ta)}{int(tb)}_{dt}', (4, 3) if ta else (3, 4),
+                             (5, 4) if tb else (4, 5), dt, ta, tb)
+            add_backward_dot(f'_backward_dot_nd_{int(ta)}{int(tb)}_{dt}', (4, 2, 3) if ta else (2, 3, 4),
+                             (2, 3, 4) if tb else (4, 2, 3), dt, ta, tb)
+    add_backward_dot(f'_backward_dot_vec_vec_{dt}', (5,), (5,), dt)
+    add_backward_dot(f'_backward_dot_vec_mat_{dt}', (3,), (3, 2, 2), dt)
+    add_backward_dot(f'_backward_dot_mat_vec_{dt}', (2, 2, 3), (3,), dt)
+add_backward_dot('_backward_dot_odd_f32', (17, 33), (33, 9), 'float32')
+
 # Bad input.
 f32 = lambda s: arr(np.zeros(s, np.float32))  # noqa: E731
 cases += [
@@ -180,6 +225,12 @@ cases += [
     case('gemm2_bad_axis', '_linalg_gemm2', [f32((2, 3)), f32((3, 5))], params={'axis': -1}, error='Invalid row axis'),
     case('gemm2_bad_batch', '_linalg_gemm2', [f32((2, 3, 4)), f32((3, 4, 5))],
          error='Shapes of inputs 0, 1 must be the same'),
+    case('_backward_dot_bad_ograd', '_backward_dot', [f32((2, 4)), f32((2, 3)), f32((3, 5))],
+         error='shape inconsistent: ograd is (2, 4) but inferred (2, 5)'),
+    case('_backward_dot_bad_k', '_backward_dot', [f32((2, 5)), f32((2, 3)), f32((4, 5))], error='dot shape error'),
+    case('_backward_dot_bad_dtype', '_backward_dot',
+         [arr(np.zeros((2, 2), np.int32)), arr(np.zeros((2, 3), np.int32)), arr(np.zeros((3, 2), np.int32))],
+         error='is not supported by'),
     case('gemm2_bad_dtype', '_linalg_gemm2', [arr(np.zeros((2, 2), np.uint8)), arr(np.zeros((2, 2), np.uint8))],
          error='is not supported by'),
 ]

@@ -1,5 +1,8 @@
 """Golden cases for the reduce family: sum, mean, prod, max, min, nansum, nanprod, norm, argmax,
-argmin, sort, argsort, topk and _np_cumsum (alias cumsum).
+argmin, sort, argsort, topk and _np_cumsum (alias cumsum), and the backward ops gradients use:
+_broadcast_backward (sum down to a broadcast source's shape), _backward_sum / _backward_mean
+(broadcast a reduction's gradient back; mean divides by the count) and _backward_topk (scatter
+back to the sorted positions, np.put_along_axis).
 
 Expected values are NumPy's, computed the way MXNet's legacy ops define the result:
   * reductions keep the input dtype (integer sums/products wrap: np.sum(..., dtype=x.dtype));
@@ -351,6 +354,91 @@ def error_cases():
         add(name, op, [xx], params=p, error=msg)
 
 
+def backward_cases():
+    """Backward ops of the family, with their own generator so the cases above stay unchanged."""
+    r = np.random.default_rng(20240917)
+
+    def rnd(shape, dt):
+        if np.dtype(dt).kind == 'f':
+            return r.uniform(-2, 2, size=shape).astype(dt)
+        return r.integers(-50, 50, size=shape).astype(dt)
+
+    # _broadcast_backward(grad, like): NumPy-broadcast source `like`, summed back to its shape.
+    def bb(grad, like_shape):
+        n = grad.ndim
+        ls = tuple(like_shape)
+        pad = (1,) * (n - len(ls)) + ls if n >= len(ls) else ls[len(ls) - n:]
+        axes = tuple(i for i in range(n) if pad[i] == 1 and grad.shape[i] != 1)
+        return np.sum(grad, axis=axes, keepdims=True, dtype=grad.dtype).reshape(like_shape)
+
+    for dt in ['float32', 'float64', 'int32', 'int64']:
+        for gs, ls in [((2, 3, 4), (3, 1)), ((2, 3), (2, 3)), ((4, 5), (1,)), ((3,), (1, 3)), ((2, 1, 3), (1, 1, 1)),
+                       ((5, 2, 3), (5, 1, 3))]:
+            g = rnd(gs, dt)
+            like = rnd(ls, 'float32')
+            add(f'_broadcast_backward_{dt}_{"x".join(map(str, gs))}_to_{"x".join(map(str, ls))}',
+                '_broadcast_backward', [g, like], [bb(g, ls)])
+    g = np.zeros((0, 3), np.float32)
+    add('_broadcast_backward_empty', '_broadcast_backward', [g, np.zeros((1, 3), np.float64)],
+        [np.zeros((1, 3), np.float32)])
+    # Long enough rows for the SIMD loops.
+    g = rnd((8, 3, 40), 'float32')
+    add('_broadcast_backward_f32_large', '_broadcast_backward', [g, np.zeros((3, 1), np.float32)], [bb(g, (3, 1))],
+        rtol=1e-5, atol=1e-3)
+    add('err__broadcast_backward_shape', '_broadcast_backward', [rnd((2, 3), 'float32'), rnd((4,), 'float32')],
+        error='does not broadcast to')
+    add('err__broadcast_backward_rank', '_broadcast_backward', [rnd((2, 3), 'float32'), rnd((2, 2, 3), 'float32')],
+        error='cannot sum a gradient of shape (2, 3) down to shape (2, 2, 3)')
+
+    # _backward_sum / _backward_mean(ograd, data): ograd reshaped to keepdims form, broadcast.
+    for op in ['_backward_sum', '_backward_mean']:
+        for dt in ['float32', 'float64', 'int32', 'int64']:
+            x = rnd((3, 4, 5), dt)
+            for vname, p in AXIS_VARIANTS[:8]:
+                axis, keep, ex = p.get('axis'), p.get('keepdims', False), p.get('exclude', False)
+                oshape = mx_reduce_shape(x.shape, axis, keep, ex)
+                red = reduce_axes(x.ndim, axis, ex)
+                og = rnd(oshape, dt)
+                kshape = [1 if i in red else d for i, d in enumerate(x.shape)]
+                y = np.broadcast_to(og.reshape(kshape), x.shape)
+                if op == '_backward_mean':
+                    count = int(np.prod([x.shape[a] for a in red]))
+                    if np.dtype(dt).kind == 'f':
+                        y = (y / dt_type(dt)(count)).astype(dt)
+                    else:
+                        y = (np.sign(y) * (np.abs(y.astype(np.int64)) // count)).astype(dt)
+                add(f'{op}_{dt}_{vname}', op, [og, x], [np.ascontiguousarray(y)], params=p)
+        add(f'err_{op}_ograd_shape', op, [rnd((3, 5), 'float32'), rnd((3, 4, 5), 'float32')], params={'axis': 0},
+            error='ograd has shape (3, 5)')
+        add(f'err_{op}_axis', op, [rnd((3,), 'float32'), rnd((3, 4), 'float32')], params={'axis': 2},
+            error='Reduction axis 2 Exceeds input dimensions (3, 4)')
+
+    # _backward_topk(ograd, indices, data): zeros with ograd put back at the indices along the axis.
+    for dt in ['float32', 'float64', 'int32']:
+        x = rnd((3, 5), dt)
+        for name, p in [('k2', {'k': 2}), ('k3_ax0', {'k': 3, 'axis': 0}), ('all', {'k': 0, 'axis': -1}),
+                        ('flat', {'k': 4, 'axis': None}), ('asc', {'k': 2, 'is_ascend': True})]:
+            axis = p.get('axis', -1)
+            vals, idx = ref_topk(x, axis, p['k'], p.get('is_ascend', False))
+            og = rnd(vals.shape, dt)
+            flat = x.reshape(-1) if axis is None else x
+            y = np.zeros_like(flat)
+            np.put_along_axis(y, idx, og, axis=0 if axis is None else axis)
+            for idt in ['float32', 'int32']:
+                add(f'_backward_topk_{dt}_{name}_idx_{idt}', '_backward_topk', [og, idx.astype(idt), x],
+                    [y.reshape(x.shape)], params={**p, 'ret_typ': 'value'})
+    add('err__backward_topk_k', '_backward_topk', [rnd((3, 9), 'float32'), np.zeros((3, 9), np.int32),
+                                                   rnd((3, 5), 'float32')], params={'k': 9},
+        error='k must be smaller than 5, get k = 9')
+    add('err__backward_topk_ograd', '_backward_topk', [rnd((3, 3), 'float32'), np.zeros((3, 2), np.int32),
+                                                       rnd((3, 5), 'float32')], params={'k': 2},
+        error='ograd has shape (3, 3)')
+
+
+def dt_type(dt):
+    return np.dtype(dt).type
+
+
 def compact(cases):
     """Write float32 values with 9 significant digits (exact for float32) to keep the file small."""
     for c in cases:
@@ -366,6 +454,7 @@ def main():
     ordering_cases()
     cumsum_cases()
     error_cases()
+    backward_cases()
     compact(CASES)
     write(FAMILY, CASES)
 

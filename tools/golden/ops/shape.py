@@ -1,6 +1,12 @@
 """Golden cases for the shape family (Reshape, Flatten, expand_dims, squeeze, transpose, SwapAxis,
 broadcast_to/axis/like, Concat, stack, SliceChannel, _split_v2, slice, slice_axis, slice_like, take,
-pick, one_hot, tile, repeat, reverse, Pad, diag).
+pick, one_hot, tile, repeat, reverse, Pad, diag), reshape_like, and the backward ops gradients use
+(_backward_slice/_slice_axis/_slice_like/_Concat/_take/_pick/_tile/_repeat/_Pad/_diag, and
+_backward_Cast, which is a cast to the second input's dtype).
+
+A backward op's expected value is the adjoint of the NumPy forward: zeros with the slice assigned,
+np.add.at for gathers, sums over tiles/repeats, and for Pad and diag Jᵀ·ograd with J's columns
+computed by np.pad / np.diag / np.diagonal on unit arrays.
 
 Expected values come from NumPy: reshape/transpose/broadcast_to/concatenate/stack/split/slicing/
 take/take_along_axis/tile/repeat/flip/pad/diag/diagonal. MXNet-only conventions (reshape codes,
@@ -382,5 +388,208 @@ for dt in ['int64', 'int8', 'float16', 'bool']:
     add(f'diag/dtype/{dt}/1-d', 'diag', [w], [np.diag(w, 1)], {'k': 1})
 err('diag/err/same-axis', 'diag', [t], {'axis1': 1, 'axis2': -2}, 'axis1 and axis2 cannot refer to the same axis')
 err('diag/err/0-d', 'diag', [np.float32(1)], {}, 'Input must be 1- or 2-d')
+
+# ---- reshape_like and the backward ops ---------------------------------------------------------
+brng = np.random.default_rng(20240917)
+
+
+def brand(shape, dtype='float32'):
+    dt = np.dtype(dtype)
+    if dt.kind == 'f':
+        return (brng.integers(-640, 640, shape) / 64).astype(dtype)
+    return brng.integers(-50, 50, shape).astype(dtype)
+
+
+def adjoint(f, in_shape, og):
+    """Jᵀ·og for the linear map f (a NumPy forward), one unit input at a time."""
+    out = np.zeros(int(np.prod(in_shape)), dtype=np.float64)
+    for i in range(out.size):
+        e = np.zeros(out.size)
+        e[i] = 1
+        out[i] = np.sum(f(e.reshape(in_shape)) * og.astype(np.float64))
+    return out.reshape(in_shape).astype(og.dtype)
+
+
+for lb, le, rb, re_, ls, rs, want in [
+    (None, None, None, None, (6,), (2, 3), (2, 3)),
+    (0, 1, 0, 2, (30, 7), (15, 2, 4), (15, 2, 7)),
+    (0, 2, 1, 2, (3, 5), (1, 15, 4), (15,)),
+    (-1, None, 1, None, (30, 12), (4, 2, 2, 3), (30, 2, 2, 3)),
+]:
+    p = {k: v for k, v in [('lhs_begin', lb), ('lhs_end', le), ('rhs_begin', rb), ('rhs_end', re_)] if v is not None}
+    for dt in ['float32', 'int64']:
+        a = brand(ls, dt)
+        add(f'reshape_like/{ls}->{want}/{dt}', 'reshape_like', [a, brand(rs, 'float64')], [a.reshape(want)], p)
+add('_npx_reshape_like/alias', '_npx_reshape_like', [seq((4,)), seq((2, 2), 'int32')], [seq((2, 2))])
+err('reshape_like/err/size', 'reshape_like', [seq((6,)), seq((2, 2))], {}, 'Cannot reshape lhs with shape (6,)')
+err('reshape_like/err/range', 'reshape_like', [seq((6,)), seq((2, 3))], {'lhs_begin': 1, 'lhs_end': 1},
+    'Invalid begin, end, get lhs_begin=1, lhs_end=1')
+err('reshape_like/err/end', 'reshape_like', [seq((6,)), seq((2, 3))], {'rhs_end': 3},
+    'Invalid end for rhs_end=3 as dimension number is 2')
+
+# _backward_slice: zeros with ograd assigned to the slice.
+for dt in ['float32', 'float64', 'int32', 'int64']:
+    d = brand((4, 3, 5), dt)
+    for name, p, sl in [
+        ('basic', {'begin': [1, 0], 'end': [3, 2]}, (slice(1, 3), slice(0, 2))),
+        ('steps', {'begin': [None, 2, 4], 'end': [None, None, 0], 'step': [2, -1, -2]},
+         (slice(None, None, 2), slice(2, None, -1), slice(4, 0, -2))),
+        ('negative', {'begin': [-2], 'end': [None]}, (slice(-2, None),)),
+    ]:
+        og = brand(d[sl].shape, dt)
+        y = np.zeros_like(d)
+        y[sl] = og
+        add(f'_backward_slice/{name}/{dt}', '_backward_slice', [og, d], [y], p)
+err('_backward_slice/err/ograd', '_backward_slice', [brand((2, 2)), brand((4, 3))], {'begin': [1], 'end': [3]},
+    'ograd has shape (2, 2) but slice gives (2, 3)')
+err('_backward_slice/err/step', '_backward_slice', [brand((2, 3)), brand((4, 3))],
+    {'begin': [1], 'end': [3], 'step': [0]}, 'step[0] cannot be 0')
+
+for dt in ['float32', 'int32']:
+    d = brand((3, 5), dt)
+    for axis, b, e in [(1, 1, 4), (-2, -2, None), (0, 0, 1)]:
+        sl = [slice(None)] * 2
+        sl[axis] = slice(b, e)
+        og = brand(d[tuple(sl)].shape, dt)
+        y = np.zeros_like(d)
+        y[tuple(sl)] = og
+        add(f'_backward_slice_axis/{axis},{b},{e}/{dt}', '_backward_slice_axis', [og, d], [y],
+            {'axis': axis, 'begin': b, 'end': e})
+err('_backward_slice_axis/err/end', '_backward_slice_axis', [brand((3, 2)), brand((3, 5))],
+    {'axis': 1, 'begin': 4, 'end': 2}, 'Invalid begin, end')
+
+for dt in ['float64', 'int64']:
+    d = brand((4, 3, 2), dt)
+    for axes, oshape in [([], (2, 3, 1)), ([0, -1], (3, 3, 1)), ([1], (4, 2, 2))]:
+        og = brand(oshape, dt)
+        y = np.zeros_like(d)
+        y[tuple(slice(0, n) for n in oshape)] = og
+        add(f'_backward_slice_like/{axes}/{dt}', '_backward_slice_like', [og, d], [y], {'axes': axes})
+err('_backward_slice_like/err/big', '_backward_slice_like', [brand((5, 3)), brand((4, 3))], {},
+    'exceeds limit of input')
+
+# _backward_Concat: ograd split into the inputs' pieces.
+for dt in ['float32', 'int32']:
+    for dim, shapes in [(1, [(2, 1), (2, 3), (2, 2)]), (0, [(1, 3), (2, 3)]), (-1, [(2, 2, 1), (2, 2, 2)])]:
+        likes = [brand(sh, 'float64') for sh in shapes]
+        og = brand(np.concatenate([np.zeros(sh) for sh in shapes], axis=dim).shape, dt)
+        cuts = np.cumsum([sh[dim] for sh in shapes])[:-1]
+        add(f'_backward_Concat/dim={dim}/{len(shapes)}/{dt}', '_backward_Concat', [og] + likes,
+            list(np.split(og, cuts, axis=dim)), {'num_args': len(shapes), 'dim': dim})
+err('_backward_Concat/err/ograd', '_backward_Concat', [brand((2, 5)), brand((2, 1)), brand((2, 3))],
+    {'num_args': 2, 'dim': 1}, 'ograd has shape (2, 5) but Concat gives (2, 4)')
+
+# _backward_take / _backward_pick: scatter-adds (repeated indices accumulate).
+for dt in ['float32', 'float64', 'int32', 'int64']:
+    a = brand((3, 4), dt)
+    for axis, mode, idx in [(0, 'clip', [[0, 2], [2, 5]]), (1, 'wrap', [-1, 3, 7, 0, 3]), (-1, 'raise', [1, 1, 2])]:
+        ind = np.array(idx, dtype=np.int32)
+        k = a.shape[axis]
+        res = np.clip(ind, 0, k - 1) if mode != 'wrap' else np.mod(ind, k)
+        og = brand(np.take(a, res, axis=axis).shape, dt)
+        y = np.zeros_like(a)
+        ax = axis % a.ndim
+        for pos in np.ndindex(*og.shape):
+            src = list(pos[:ax]) + [res[pos[ax:ax + ind.ndim]]] + list(pos[ax + ind.ndim:])
+            y[tuple(src)] += og[pos]
+        add(f'_backward_take/axis={axis}/{mode}/{dt}', '_backward_take', [og, ind, a], [y],
+            {'axis': axis, 'mode': mode})
+ind = np.array([0.0, 2.7, 2.0], dtype=np.float32)
+og = brand((3, 16), 'float32')
+y = np.zeros((4, 16), np.float32)
+for i, j in enumerate([0, 2, 2]):
+    y[j] += og[i]
+add('_backward_take/float-indices/big-blocks', '_backward_take', [og, ind, brand((4, 16))], [y], {})
+err('_backward_take/err/axis', '_backward_take', [brand((2,)), np.zeros((2,), np.int32), brand((3,))],
+    {'axis': 1}, 'Axis should be in the range of [-r, r-1]')
+
+for dt in ['float32', 'float64', 'int32', 'int64']:
+    d = brand((3, 4), dt)
+    for axis, keep, mode, idx in [(1, False, 'clip', [0, 3, 9]), (0, True, 'wrap', [[-1, 2, 5, 0]]),
+                                  (-1, True, 'clip', [[1], [-2], [2]])]:
+        ind = np.array(idx, dtype=np.int32)
+        k = d.shape[axis]
+        res = np.clip(ind, 0, k - 1) if mode == 'clip' else np.mod(ind, k)
+        res_k = res if keep else np.expand_dims(res, axis)
+        og = brand(ind.shape, dt)
+        og_k = og if keep else np.expand_dims(og, axis)
+        y = np.zeros_like(d)
+        np.put_along_axis(y, res_k, og_k, axis=axis)
+        add(f'_backward_pick/axis={axis}/{keep}/{mode}/{dt}', '_backward_pick', [og, ind, d], [y],
+            {'axis': axis, 'keepdims': keep, 'mode': mode})
+err('_backward_pick/err/ograd', '_backward_pick', [brand((4,)), np.zeros((3,), np.int32), brand((3, 4))],
+    {'axis': 1}, 'ograd has shape (4,) but pick gives (3,)')
+
+# _backward_tile / _backward_repeat: sums over the copies.
+for dt in ['float32', 'float64', 'int32', 'int64']:
+    d = brand((2, 3), dt)
+    for reps in [(2,), (2, 1, 3), (1, 2), (3, 2)]:
+        og = brand(np.tile(d, reps).shape, dt)
+        y = adjoint(lambda e, r=reps: np.tile(e, r), d.shape, og) if dt.startswith('float') else None
+        if y is None:
+            n = max(d.ndim, len(reps))
+            r_ = (1,) * (n - len(reps)) + tuple(reps)
+            dd = (1,) * (n - d.ndim) + d.shape
+            y = og.reshape([v for pair in zip(r_, dd) for v in pair]).sum(axis=tuple(range(0, 2 * n, 2)))
+            y = y.reshape(d.shape).astype(dt)
+        add(f'_backward_tile/{reps}/{dt}', '_backward_tile', [og, d], [y], {'reps': list(reps)})
+    for p in [{'repeats': 2}, {'repeats': 3, 'axis': 1}, {'repeats': 2, 'axis': -2}, {'repeats': 0}]:
+        og = brand(np.repeat(d, p['repeats'], p.get('axis')).shape, dt)
+        if p['repeats'] == 0:
+            y = np.zeros_like(d)
+        elif p.get('axis') is None:
+            y = og.reshape(-1, p['repeats']).sum(axis=1, dtype=dt).reshape(d.shape)
+        else:
+            ax = p['axis'] % d.ndim
+            sh = list(d.shape[:ax + 1]) + [p['repeats']] + list(d.shape[ax + 1:])
+            y = og.reshape(sh).sum(axis=ax + 1, dtype=dt)
+        add(f'_backward_repeat/{p}/{dt}', '_backward_repeat', [og, d], [y.astype(dt)], p)
+err('_backward_tile/err/ograd', '_backward_tile', [brand((4, 4)), brand((2, 3))], {'reps': [2, 1]},
+    'ograd has shape (4, 4) but tile gives (4, 3)')
+err('_backward_repeat/err/negative', '_backward_repeat', [brand((2,)), brand((2,))], {'repeats': -1},
+    'repeats cannot be a negative number')
+
+# _backward_Pad: Jᵀ·ograd through np.pad (edge and reflect fold the border back).
+for dt in ['float32', 'float64']:
+    for shape, pw in [((1, 2, 3, 4), (0, 0, 0, 0, 1, 2, 2, 1)), ((1, 1, 3, 2, 3), (0, 0, 0, 0, 2, 1, 0, 1, 1, 2))]:
+        npw = [(pw[2 * i], pw[2 * i + 1]) for i in range(len(shape))]
+        for mode in ['constant', 'edge', 'reflect']:
+            if mode == 'reflect' and any(pw[2 * i] >= shape[i] or pw[2 * i + 1] >= shape[i] for i in range(len(shape))):
+                continue
+            og = brand(np.pad(np.zeros(shape), npw).shape, dt)
+            y = adjoint(lambda e, m=mode, q=npw: np.pad(e, q, mode=m), shape, og)
+            add(f'_backward_Pad/{len(shape)}-d/{mode}/{dt}', '_backward_Pad', [og], [y],
+                {'mode': mode, 'pad_width': list(pw)})
+err('_backward_Pad/err/3-d', '_backward_Pad', [brand((2, 3, 3))], {'mode': 'constant', 'pad_width': [0, 0, 0, 0, 1, 1]},
+    'only supports 4-D or 5-D input')
+err('_backward_Pad/err/small', '_backward_Pad', [brand((1, 1, 2, 2))],
+    {'mode': 'edge', 'pad_width': [0, 0, 0, 0, 2, 1, 0, 0]}, 'is smaller than pad_width')
+err('_backward_Pad/err/reflect', '_backward_Pad', [brand((1, 1, 5, 2))],
+    {'mode': 'reflect', 'pad_width': [0, 0, 0, 0, 2, 1, 0, 0]}, 'only supports padding sizes smaller')
+
+# _backward_diag: Jᵀ·ograd through np.diag / np.diagonal.
+for dt in ['float32', 'float64', 'int32']:
+    for shape, p in [((3,), {'k': 0}), ((3,), {'k': 1}), ((2,), {'k': -2}), ((3, 4), {'k': 0}), ((3, 4), {'k': 2}),
+                     ((3, 4), {'k': -1}), ((2, 3, 4), {'k': 1, 'axis1': 1, 'axis2': 2}),
+                     ((2, 3, 4), {'k': -1, 'axis1': -1, 'axis2': 0})]:
+        if len(shape) == 1:
+            f = lambda e, k=p['k']: np.diag(e, k)
+        else:
+            f = lambda e, q=p: np.diagonal(e, q['k'], q.get('axis1', 0), q.get('axis2', 1))
+        og = brand(f(np.zeros(shape)).shape, dt)
+        y = adjoint(f, shape, og).astype(dt)
+        add(f'_backward_diag/{shape}/{p}/{dt}', '_backward_diag', [og, brand(shape, 'float64')], [y], p)
+err('_backward_diag/err/axes', '_backward_diag', [brand((3,)), brand((3, 3))], {'axis1': 0, 'axis2': -2},
+    'axis1 and axis2 cannot refer to the same axis')
+err('_backward_diag/err/ograd', '_backward_diag', [brand((2,)), brand((3, 3))], {},
+    'ograd has shape (2,) but diag gives (3,)')
+
+# _backward_Cast: ograd cast to the dtype of data (data's values unused).
+for src, to in [('float32', 'float64'), ('float64', 'float32'), ('float32', 'int32'), ('float64', 'float16'),
+                ('int32', 'float32')]:
+    og = brand((2, 3), src)
+    add(f'_backward_Cast/{src}->{to}', '_backward_Cast', [og, brand((2, 3), to)], [og.astype(to)])
+err('_backward_Cast/err/shape', '_backward_Cast', [brand((2, 3)), brand((3, 2), 'float64')], {},
+    'does not match data of shape (3, 2)')
 
 write('shape', cases)

@@ -11,6 +11,8 @@ export function registerCopy(registry: OpRegistry): void {
     name: '_copyto',
     doc: 'Copy the input into the output array, which may live on another device.',
     crossDeviceCopy: true,
+    // The identity: the head gradient as is (the array layer copies it where the input lives).
+    gradient: { inputs: 'none', build: (g) => [g.ograd(0)] },
     inferShape: (_attrs, inShapes, outShapes) => {
       if (inShapes[0] === undefined) return false;
       outShapes[0] = inShapes[0];

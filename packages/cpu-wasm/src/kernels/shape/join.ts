@@ -37,7 +37,7 @@ function placeInto(
 }
 
 /** Copy the window [start, end) of `axis` of `src` into dense `out`. */
-function takeWindow(
+export function takeWindow(
   rt: CpuWasmRuntime,
   src: Blob,
   out: Blob,

@@ -49,7 +49,11 @@ function broadcastInto(rt: CpuWasmRuntime, src: Blob, out: Blob, req: OpReqType)
 }
 
 /** First index and step per axis of `slice` (MXNet `GetIndexRange`), for axes with output > 0. */
-function sliceStart(shape: readonly number[], begin: OptIdx, step: OptIdx): { b: number[]; s: number[] } {
+export function sliceStart(
+  shape: readonly number[],
+  begin: OptIdx,
+  step: OptIdx,
+): { b: number[]; s: number[] } {
   const b: number[] = [];
   const s: number[] = [];
   shape.forEach((len, i) => {

@@ -10,7 +10,8 @@
  *   `x > a_max ? a_max : (x < a_min ? a_min : x)`; the gradient flows where `a_min <= x <= a_max`.
  * - `Cast` / `cast` (MXNet `elemwise_unary_op_basic.cc`): a definition only. Its output dtype is
  *   the `dtype` param, which an elementwise expression (one compute dtype) cannot express, so each
- *   backend registers a Cast kernel.
+ *   backend registers a Cast kernel. Its gradient, `_backward_Cast(ograd, data)`, casts to data's
+ *   dtype, read from the input since builders never read dtypes (backends reuse the Cast kernel).
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
 import { E } from '../../expr.js';
@@ -120,5 +121,45 @@ export function registerWhereClipCast(registry: OpRegistry): void {
     },
     inplaceOption: () => [[0, 0]],
     inplaceIdentity: () => [true],
+    // The head gradient cast back to the input's dtype (MXNet _backward_cast).
+    gradient: { inputs: [0], build: (g) => [g.op1('_backward_Cast', [g.ograd(0), g.input(0)])] },
+  });
+
+  registry.define({
+    name: '_backward_Cast',
+    doc: "Gradient of Cast: ograd cast to data's dtype (data's values are not read).",
+    numInputs: 2,
+    listInputNames: ['ograd', 'data'],
+    isBackward: true,
+    ignoreInputs: () => [1],
+    inferShape: (attrs, inS, outS) => {
+      const og = inS[0];
+      const d = inS[1];
+      if (og !== undefined && d !== undefined && mergeShape(og, d) === null) {
+        throw new MXNetError(
+          `ograd of shape ${shapeToString(og)} does not match data of shape ${shapeToString(d)}`,
+          {
+            op: '_backward_Cast',
+            params: attrs,
+            shapes: [og, d],
+            hint: "pass the gradient of Cast's output and Cast's input",
+          },
+        );
+      }
+      const s = og ?? d ?? outS[0];
+      if (s === undefined) return false;
+      inS[0] = [...s];
+      inS[1] = [...s];
+      outS[0] = [...s];
+      return s.every((x) => x >= 0);
+    },
+    inferType: (_attrs, inT, outT) => {
+      const t = inT[1] ?? outT[0];
+      if (t === undefined) return false;
+      assignType('_backward_Cast', outT, 0, t, 'output');
+      return inT[0] !== undefined;
+    },
+    // Casting the head gradient back to ograd's dtype.
+    gradient: { inputs: [0], build: (g) => [g.op1('_backward_Cast', [g.ograd(0), g.input(0)]), null] },
   });
 }

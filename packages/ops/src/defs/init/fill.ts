@@ -97,6 +97,7 @@ export function registerFill(registry: OpRegistry): void {
     doc: 'Return an array of zeros with the same shape, type and storage type as the input array.',
     inferShape: (_a, inShapes, outShapes) => sameShape('zeros_like', inShapes, outShapes),
     ignoreInputs: () => [0],
+    gradient: 'zero',
   });
 
   registry.define({
@@ -104,5 +105,6 @@ export function registerFill(registry: OpRegistry): void {
     doc: 'Return an array of ones with the same shape and type as the input array.',
     inferShape: (_a, inShapes, outShapes) => sameShape('ones_like', inShapes, outShapes),
     ignoreInputs: () => [0],
+    gradient: 'zero',
   });
 }

@@ -11,8 +11,23 @@
  *
  * `batch_dot` multiplies matching batches: (B..., m, k) · (B..., k, n) with equal leading dims and
  * equal ndim ≥ 3 (MXNet 2.0 allows N-d batches).
+ *
+ * Gradients (MXNet DotBackward_ / BatchDotBackward_): for C = op(A)·op(B), dA and dB are the two
+ * products of dC with the other operand, the transposes folded into the flags (never materialised):
+ *
+ *   ta tb | dA                     | dB
+ *   F  F  | dC · Bᵀ                | Aᵀ · dC
+ *   T  F  | B · dCᵀ                | A · dC
+ *   F  T  | dC · B                 | dCᵀ · A
+ *   T  T  | Bᵀ · dCᵀ               | dCᵀ · Aᵀ
+ *
+ * batch_dot writes these with batch_dot. dot cannot: an N-d operand contracts several axes of dC at
+ * once, which needs dC viewed as a matrix whose split depends on the operands' ranks, and builders
+ * never read shapes. So dot's gradient is `_backward_dot(ograd, lhs, rhs)` (MXNet's name), whose
+ * kernel runs the same two products on MXNet's 2-D views of the three arrays.
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
+import type { GradBuilder } from '../../gradient.js';
 import type { ShapeSlots } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
@@ -142,6 +157,25 @@ function infer(
   return known(outShapes[0]);
 }
 
+/**
+ * The two products of the table above, with `mul(x, y, ta, tb)` one product; returns [dA, dB].
+ * Shared by batch_dot and _linalg_gemm2 (whose batching and row axis carry through the flags).
+ */
+export function productGrads<T>(
+  g: GradBuilder<T>,
+  mul: (x: T, y: T, ta: boolean, tb: boolean) => T,
+  ta: boolean,
+  tb: boolean,
+): [T, T] {
+  const dc = g.ograd(0);
+  const a = g.input(0);
+  const b = g.input(1);
+  if (!ta && !tb) return [mul(dc, b, false, true), mul(a, dc, true, false)];
+  if (ta && !tb) return [mul(b, dc, false, true), mul(a, dc, false, false)];
+  if (!ta && tb) return [mul(dc, b, false, false), mul(dc, a, true, false)];
+  return [mul(b, dc, true, true), mul(dc, a, true, true)];
+}
+
 export function registerDot(registry: OpRegistry): void {
   registry.define({
     name: 'dot',
@@ -150,6 +184,14 @@ export function registerDot(registry: OpRegistry): void {
     numInputs: 2,
     listInputNames: ['lhs', 'rhs'],
     inferShape: (p, i, o) => infer('dot', dotShape, p, i, o),
+    gradient: {
+      inputs: 'all',
+      build: (g, p) =>
+        g.op('_backward_dot', [g.ograd(0), g.input(0), g.input(1)], {
+          transpose_a: p.transpose_a,
+          transpose_b: p.transpose_b,
+        }),
+    },
   });
   registry.define({
     name: 'batch_dot',
@@ -158,5 +200,34 @@ export function registerDot(registry: OpRegistry): void {
     numInputs: 2,
     listInputNames: ['lhs', 'rhs'],
     inferShape: (p, i, o) => infer('batch_dot', batchDotShape, p, i, o),
+    gradient: {
+      inputs: 'all',
+      build: (g, p) =>
+        productGrads(
+          g,
+          (x, y, ta, tb) => g.op1('batch_dot', [x, y], { transpose_a: ta, transpose_b: tb }),
+          p.transpose_a,
+          p.transpose_b,
+        ),
+    },
+  });
+  registry.define({
+    name: '_backward_dot',
+    doc: "Gradient of dot: [d lhs, d rhs] from (ograd, lhs, rhs), computed on MXNet's 2-D views.",
+    params: dotParams,
+    numInputs: 3,
+    numOutputs: 2,
+    listInputNames: ['ograd', 'lhs', 'rhs'],
+    listOutputNames: ['lhs_grad', 'rhs_grad'],
+    isBackward: true,
+    inferShape: (p, inShapes, outShapes) => {
+      const [, l, r] = inShapes;
+      if (l === undefined || r === undefined) return false;
+      const c = dotShape('_backward_dot', l, r, p);
+      assignShape('_backward_dot', inShapes, 0, c, 'ograd');
+      assignShape('_backward_dot', outShapes, 0, l, 'output');
+      assignShape('_backward_dot', outShapes, 1, r, 'output');
+      return known(inShapes[0]) && known(l) && known(r);
+    },
   });
 }

@@ -7,6 +7,7 @@
 import { MXNetError, type Shape } from '@mx/base';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
+import { productGrads } from './dot.js';
 import { assignShape, known, shapeError } from './shape-util.js';
 
 const gemm2Params = {
@@ -93,6 +94,23 @@ export function registerGemm2(registry: OpRegistry): void {
     params: gemm2Params,
     numInputs: 2,
     listInputNames: ['A', 'B'],
+    // MXNet LaMatrixMultMacOp backward: the products of dot's table, scaled by alpha, same row axis.
+    gradient: {
+      inputs: 'all',
+      build: (g, p) =>
+        productGrads(
+          g,
+          (x, y, ta, tb) =>
+            g.op1('_linalg_gemm2', [x, y], {
+              transpose_a: ta,
+              transpose_b: tb,
+              alpha: p.alpha,
+              axis: p.axis,
+            }),
+          p.transpose_a,
+          p.transpose_b,
+        ),
+    },
     inferShape: (p, inShapes, outShapes) => {
       const [a, b] = inShapes;
       if (a === undefined || b === undefined) return false;

@@ -29,6 +29,19 @@ export function registerCumsum(registry: OpRegistry): void {
     params: CUMSUM_PARAMS,
     listInputNames: ['a'],
     inplaceOption: () => [[0, 0]],
+    // MXNet _backward_np_cumsum: the reversed cumulative sum of ograd along the axis, reshaped back
+    // to a's shape when the input was flattened and cast back to a's dtype when `dtype` changed it.
+    gradient: {
+      inputs: (a) => (a.axis === null || a.dtype !== null ? [0] : []),
+      build: (g, a) => {
+        const axis = a.axis ?? 0;
+        const flip = (v: ReturnType<typeof g.ograd>) => g.op1('reverse', [v], { axis: [axis] });
+        let r = flip(g.op1('_np_cumsum', [flip(g.ograd(0))], { axis }));
+        if (a.axis === null) r = g.op1('reshape_like', [r, g.input(0)]);
+        if (a.dtype !== null) r = g.op1('_backward_Cast', [r, g.input(0)]);
+        return [r];
+      },
+    },
     inferShape(attrs, inShapes, outShapes) {
       const shape = inShapes[0];
       if (shape === undefined) return false;

@@ -149,6 +149,15 @@ export function registerOrdering(registry: OpRegistry): void {
     params: TOPK_PARAMS,
     numOutputs: (a) => (a.ret_typ === 'indices' || a.ret_typ === 'mask' ? 1 : 2),
     numVisibleOutputs: (a) => (a.ret_typ === 'both' ? 2 : 1),
+    // MXNet: values scatter back through `_backward_topk`; indices and masks have zero gradient.
+    gradient: {
+      inputs: (a) => (a.ret_typ === 'value' || a.ret_typ === 'both' ? [0] : []),
+      outputs: (a) => (a.ret_typ === 'value' || a.ret_typ === 'both' ? [1] : []),
+      build: (g, a) =>
+        a.ret_typ === 'value' || a.ret_typ === 'both'
+          ? [g.op1('_backward_topk', [g.ograd(0), g.output(1), g.input(0)], a)]
+          : [null],
+    },
     inferShape(attrs, inShapes, outShapes) {
       const shape = inShapes[0];
       if (shape === undefined) return false;
@@ -178,6 +187,19 @@ export function registerOrdering(registry: OpRegistry): void {
     params: SORT_PARAMS,
     numOutputs: 2,
     numVisibleOutputs: 1,
+    // Scatter back through the hidden indices (output 1), as MXNet's sort does with _backward_topk.
+    gradient: {
+      inputs: [0],
+      outputs: [1],
+      build: (g, a) => [
+        g.op1('_backward_topk', [g.ograd(0), g.output(1), g.input(0)], {
+          axis: a.axis,
+          k: 0,
+          ret_typ: 'value',
+          is_ascend: a.is_ascend,
+        }),
+      ],
+    },
     inferShape(attrs, inShapes, outShapes) {
       const shape = inShapes[0];
       if (shape === undefined) return false;
@@ -200,6 +222,7 @@ export function registerOrdering(registry: OpRegistry): void {
     name: 'argsort',
     doc: 'Returns the indices that would sort an input array along the given axis.',
     params: ARGSORT_PARAMS,
+    gradient: 'zero',
     inferShape(attrs, inShapes, outShapes) {
       const shape = inShapes[0];
       if (shape === undefined) return false;

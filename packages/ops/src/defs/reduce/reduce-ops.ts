@@ -6,9 +6,12 @@
  *
  * Semantics kept from MXNet: results have the input's dtype (integer sums wrap, integer means
  * divide with truncation), a full reduction without keepdims gives shape (1,), max/min of an empty
- * input is an error, argmax returns indices in the input's dtype.
+ * input is an error, argmax returns indices in the input's dtype. Gradients are MXNet's too
+ * (ReduceAxesBackwardUseNone / UseInOut, LpNormGradCompute), composed from `_backward_sum` (the
+ * head gradient spread back over the reduced axes) and elementwise ops.
  */
 import { MXNetError } from '@mx/base';
+import type { GradBuilder, GradientSpec } from '../../gradient.js';
 import { elemwiseType } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
@@ -107,6 +110,115 @@ const VALUE_REDUCES: readonly ValueReduce[] = [
   },
 ];
 
+interface AxesAttrs {
+  readonly axis: readonly number[] | null;
+  readonly keepdims: boolean;
+  readonly exclude: boolean;
+}
+
+/** `v` (shaped like the reduction's result) broadcast back into the input's shape. */
+function spread<T>(g: GradBuilder<T>, v: T, attrs: AxesAttrs): T {
+  return g.op1('_backward_sum', [v, g.input(0)], {
+    axis: attrs.axis,
+    keepdims: attrs.keepdims,
+    exclude: attrs.exclude,
+  });
+}
+
+/**
+ * MXNet's reduction gradients (ReduceAxesBackwardUseNone / UseInOut): sum and mean broadcast the
+ * head gradient back; max/min send it to every position equal to the result; prod multiplies by
+ * out / x (no special case for zeros, as MXNet's `rdiv`); nansum/nanprod give NaN positions zero.
+ */
+function valueReduceGradient(name: string): GradientSpec<AxesAttrs> {
+  switch (name) {
+    case 'sum':
+      return { inputs: [0], build: (g, a) => [spread(g, g.ograd(0), a)] };
+    case 'mean':
+      return {
+        inputs: [0],
+        build: (g, a) => [
+          g.op1('_backward_mean', [g.ograd(0), g.input(0)], {
+            axis: a.axis,
+            keepdims: a.keepdims,
+            exclude: a.exclude,
+          }),
+        ],
+      };
+    case 'nansum':
+      return {
+        inputs: [0],
+        build: (g, a) => {
+          const x = g.input(0);
+          return [g.op1('elemwise_mul', [spread(g, g.ograd(0), a), g.op1('_equal', [x, x])])];
+        },
+      };
+    case 'max':
+    case 'min':
+      return {
+        inputs: [0],
+        outputs: [0],
+        build: (g, a) => {
+          const hit = g.op1('_equal', [g.input(0), spread(g, g.output(0), a)]);
+          return [g.op1('elemwise_mul', [spread(g, g.ograd(0), a), hit])];
+        },
+      };
+    case 'prod':
+      return {
+        inputs: [0],
+        outputs: [0],
+        build: (g, a) => {
+          const ratio = g.op1('elemwise_div', [spread(g, g.output(0), a), g.input(0)]);
+          return [g.op1('elemwise_mul', [spread(g, g.ograd(0), a), ratio])];
+        },
+      };
+    case 'nanprod':
+      return {
+        inputs: [0],
+        outputs: [0],
+        build: (g, a) => {
+          const x = g.input(0);
+          const ratio = g.op1('where', [
+            g.op1('_equal', [x, x]),
+            g.op1('elemwise_div', [spread(g, g.output(0), a), x]),
+            g.op1('zeros_like', [x]),
+          ]);
+          return [g.op1('elemwise_mul', [spread(g, g.ograd(0), a), ratio])];
+        },
+      };
+    default:
+      throw new Error(`no gradient rule for ${name}`);
+  }
+}
+
+interface NormAttrs {
+  readonly ord: number;
+  readonly axis: readonly number[] | null;
+  readonly keepdims: boolean;
+  readonly out_dtype: string | null;
+}
+
+/**
+ * norm's gradient (MXNet LpNormGradCompute): ord=1 gives ograd * sign(x), ord=2 ograd * x / norm
+ * (NaN where the norm is 0, as MXNet). With out_dtype the result-shaped values are cast back to
+ * x's dtype first.
+ */
+const NORM_GRADIENT: GradientSpec<NormAttrs> = {
+  inputs: [0],
+  outputs: (a) => (a.ord === 1 ? [] : [0]),
+  build: (g, a) => {
+    const x = g.input(0);
+    const p = { axis: a.axis, keepdims: a.keepdims, exclude: false };
+    const back = (v: typeof x) => {
+      const s = g.op1('_backward_sum', [v, x], p);
+      return a.out_dtype === null ? s : g.op1('_backward_Cast', [s, x]);
+    };
+    const og = back(g.ograd(0));
+    if (a.ord === 1) return [g.op1('elemwise_mul', [og, g.op1('sign', [x])])];
+    return [g.op1('elemwise_div', [g.op1('elemwise_mul', [og, x]), back(g.output(0))])];
+  },
+};
+
 export function registerValueReduces(registry: OpRegistry): void {
   for (const r of VALUE_REDUCES) {
     registry.define({
@@ -114,6 +226,7 @@ export function registerValueReduces(registry: OpRegistry): void {
       aliases: r.aliases,
       doc: r.doc,
       params: REDUCE_AXES_PARAMS,
+      gradient: valueReduceGradient(r.name),
       inferShape(attrs, inShapes, outShapes) {
         const ishape = inShapes[0];
         if (ishape === undefined) return false;
@@ -141,6 +254,8 @@ export function registerValueReduces(registry: OpRegistry): void {
         `Returns indices of the ${what} values along an axis. In the case of multiple occurrences of ` +
         `${what} values, the indices corresponding to the first occurrence are returned.`,
       params: REDUCE_AXIS_PARAMS,
+      // Index outputs: MXNet MakeZeroGradNodes.
+      gradient: 'zero',
       inferShape(attrs, inShapes, outShapes) {
         const ishape = inShapes[0];
         if (ishape === undefined) return false;
@@ -174,6 +289,7 @@ export function registerValueReduces(registry: OpRegistry): void {
       'Computes the norm on an NDArray. This operator computes the norm on an NDArray with the specified ' +
       'axis, depending on the value of the ord parameter. By default, it computes the L2 norm on the entire array.',
     params: NORM_PARAMS,
+    gradient: NORM_GRADIENT,
     inferShape(attrs, inShapes, outShapes) {
       const ishape = inShapes[0];
       if (ishape === undefined) return false;

@@ -5,9 +5,23 @@
  * is not — the kernel needs only the two shapes.
  */
 import { shapeToString } from '@mx/base';
+import type { GradientSpec } from '../../gradient.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import { assignShape, checkAxis, known, shapeError } from './common.js';
+
+/**
+ * Sum the head gradient back over the broadcast axes (MXNet `_broadcast_backward`); the shape donor
+ * of broadcast_like (rhs) gets none.
+ */
+const SUM_BACK: GradientSpec = {
+  inputs: [0],
+  build: (g) => [g.op1('_broadcast_backward', [g.ograd(0), g.input(0)])],
+};
+const SUM_BACK_LHS: GradientSpec = {
+  inputs: [0],
+  build: (g) => [g.op1('_broadcast_backward', [g.ograd(0), g.input(0)]), null],
+};
 
 export function registerBroadcast(registry: OpRegistry): void {
   registry.define({
@@ -19,6 +33,7 @@ export function registerBroadcast(registry: OpRegistry): void {
         doc: "The shape of the desired array. We can set the dim to zero if it's same as the original. E.g `A = broadcast_to(B, shape=(10, 0, 0))` has the same meaning as `A = broadcast_axis(B, axis=0, size=10)`.",
       }),
     },
+    gradient: SUM_BACK,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -63,6 +78,7 @@ export function registerBroadcast(registry: OpRegistry): void {
         doc: 'Target sizes of the broadcasting axes.',
       }),
     },
+    gradient: SUM_BACK,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -99,6 +115,7 @@ export function registerBroadcast(registry: OpRegistry): void {
     },
     listInputNames: ['lhs', 'rhs'],
     numInputs: 2,
+    gradient: SUM_BACK_LHS,
     inferShape(attrs, inShapes, outShapes) {
       const l = inShapes[0];
       const r = inShapes[1];

@@ -4,6 +4,7 @@
  * Names, params and defaults are MXNet's legacy ones, since symbol JSON stores them.
  */
 import { type Shape, shapeToString } from '@mx/base';
+import type { GradBuilder } from '../../gradient.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import { argNames, assignShape, checkAxis, known, outputNames, shapeError } from './common.js';
@@ -13,6 +14,19 @@ export function splitV2Bounds(indices: readonly number[], sections: number, dim:
   const starts =
     sections > 0 ? Array.from({ length: sections }, (_, i) => Math.floor(dim / sections) * i) : [...indices];
   return starts.map((s, i) => [s, i + 1 < starts.length ? (starts[i + 1] as number) : dim]);
+}
+
+/** The outputs' gradients joined back along `axis` (stacked when the split squeezed it out). */
+function joinGrads<T>(g: GradBuilder<T>, n: number, axis: number, squeezed: boolean): T {
+  const parts = Array.from({ length: n }, (_, i) => g.ograd(i));
+  return squeezed
+    ? g.op1('stack', parts, { num_args: n, axis })
+    : g.op1('Concat', parts, { num_args: n, dim: axis });
+}
+
+/** Elements of _split_v2's axis before its first output. */
+function leadingGap(a: { readonly indices: readonly number[]; readonly sections: number }): number {
+  return a.sections > 0 ? 0 : Math.max(a.indices[0] ?? 0, 0);
 }
 
 export function registerConcat(registry: OpRegistry): void {
@@ -27,6 +41,15 @@ export function registerConcat(registry: OpRegistry): void {
     numInputs: (a) => a.num_args,
     keyVarNumArgs: 'num_args',
     listInputNames: (a) => argNames(a.num_args),
+    // The head gradient cut back into the inputs' pieces (the inputs give the piece shapes).
+    gradient: {
+      inputs: 'all',
+      build: (g, a) =>
+        g.op('_backward_Concat', [g.ograd(0), ...Array.from({ length: a.num_args }, (_, i) => g.input(i))], {
+          num_args: a.num_args,
+          dim: a.dim,
+        }),
+    },
     inferShape(attrs, inShapes, outShapes) {
       if (!inShapes.every(known)) return false;
       const shapes = inShapes as Shape[];
@@ -67,6 +90,12 @@ export function registerConcat(registry: OpRegistry): void {
     numInputs: (a) => a.num_args,
     keyVarNumArgs: 'num_args',
     listInputNames: (a) => argNames(a.num_args),
+    // Split the head gradient back along the new axis, dropping it.
+    gradient: {
+      inputs: 'none',
+      build: (g, a) =>
+        g.op('SliceChannel', [g.ograd(0)], { num_outputs: a.num_args, axis: a.axis, squeeze_axis: true }),
+    },
     inferShape(attrs, inShapes, outShapes) {
       if (!inShapes.every(known)) return false;
       const first = inShapes[0] as Shape;
@@ -109,6 +138,11 @@ export function registerConcat(registry: OpRegistry): void {
     },
     numOutputs: (a) => a.num_outputs,
     listOutputNames: (a) => outputNames(a.num_outputs),
+    // Join the outputs' gradients (zeros for those that got none) back along the axis.
+    gradient: {
+      inputs: 'none',
+      build: (g, a) => [joinGrads(g, a.num_outputs, a.axis, a.squeeze_axis)],
+    },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -156,6 +190,21 @@ export function registerConcat(registry: OpRegistry): void {
     },
     numOutputs: (a) => (a.sections > 0 ? a.sections : a.indices.length),
     listOutputNames: (a) => outputNames(a.sections > 0 ? a.sections : a.indices.length),
+    // As SliceChannel; elements before the first boundary (indices[0] > 0) belong to no output and
+    // get zeros, shaped from the input.
+    gradient: {
+      inputs: (a) => (leadingGap(a) > 0 ? [0] : []),
+      build: (g, a) => {
+        const n = a.sections > 0 ? a.sections : a.indices.length;
+        const joined = joinGrads(g, n, a.axis, a.squeeze_axis);
+        const gap = leadingGap(a);
+        if (gap === 0) return [joined];
+        const lead = g.op1('zeros_like', [
+          g.op1('slice_axis', [g.input(0)], { axis: a.axis, begin: 0, end: gap }),
+        ]);
+        return [g.op1('Concat', [lead, joined], { num_args: 2, dim: a.axis })];
+      },
+    },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;

@@ -25,6 +25,14 @@ export function registerIndexing(registry: OpRegistry): void {
     },
     numInputs: 2,
     listInputNames: ['a', 'indices'],
+    // Scatter-add into zeros shaped like a; integer indices get no gradient.
+    gradient: {
+      inputs: [0, 1],
+      build: (g, a) => [
+        g.op1('_backward_take', [g.ograd(0), g.input(1), g.input(0)], { axis: a.axis, mode: a.mode }),
+        null,
+      ],
+    },
     inferType: dataTypeAnyIndex,
     inferShape(attrs, inShapes, outShapes) {
       const a = inShapes[0];
@@ -71,6 +79,17 @@ export function registerIndexing(registry: OpRegistry): void {
     },
     numInputs: 2,
     listInputNames: ['data', 'index'],
+    gradient: {
+      inputs: [0, 1],
+      build: (g, a) => [
+        g.op1('_backward_pick', [g.ograd(0), g.input(1), g.input(0)], {
+          axis: a.axis,
+          keepdims: a.keepdims,
+          mode: a.mode,
+        }),
+        null,
+      ],
+    },
     inferType: dataTypeAnyIndex,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
@@ -112,6 +131,7 @@ export function registerIndexing(registry: OpRegistry): void {
       dtype: P.dtype({ default: 'float32', doc: 'DType of the output' }),
     },
     listInputNames: ['indices'],
+    gradient: 'zero',
     inferType(attrs, inTypes, outTypes) {
       outTypes[0] = attrs.dtype ?? 'float32';
       return inTypes[0] !== undefined;

@@ -1,10 +1,13 @@
 /**
  * Ops that change only the shape, never the data order: Reshape (MXNet's special codes 0, -1, -2,
- * -3, -4 and `reverse`), Flatten, expand_dims, squeeze. The NDArray layer normally makes these
- * views; the definitions still carry kernels' shape inference for graphs and `req`, and declare
- * the output an in-place identity of the input (MXNet `FInplaceIdentity`).
+ * -3, -4 and `reverse`), Flatten, expand_dims, squeeze and reshape_like (the shape of a second
+ * input; also how their gradients reshape the head gradient back, since builders never read
+ * shapes). The NDArray layer normally makes these views; the definitions still carry kernels'
+ * shape inference for graphs and `req`, and declare the output an in-place identity of the input
+ * (MXNet `FInplaceIdentity`).
  */
-import { type Shape, shapeToString } from '@mx/base';
+import { type MXNetError, type Shape, shapeToString } from '@mx/base';
+import type { GradientSpec } from '../../gradient.js';
 import type { ShapeSlots } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
@@ -14,6 +17,32 @@ const identityInplace = {
   inplaceOption: () => [[0, 0]] as const,
   inplaceIdentity: () => [true],
 };
+
+/** The gradient of every shape-only op: the head gradient reshaped back to the input's shape. */
+const RESHAPE_BACK: GradientSpec = {
+  inputs: [0],
+  build: (g) => [g.op1('reshape_like', [g.ograd(0), g.input(0)])],
+};
+
+/** MXNet's reshape_like range: [begin, end) of a shape of rank `ndims`, with its checks. */
+export function reshapeLikeRange(
+  ndims: number,
+  side: 'lhs' | 'rhs',
+  begin: number | null,
+  end: number | null,
+  fail: (m: string) => MXNetError,
+): [number, number] {
+  let b = begin ?? 0;
+  if (b < 0) b += ndims;
+  let e = end ?? ndims;
+  if (end !== null && e < 0) e += ndims;
+  const show = (v: number | null) => (v === null ? 'None' : String(v));
+  if (e > ndims) throw fail(`Invalid end for ${side}_end=${show(end)} as dimension number is ${ndims}`);
+  if (!(b < e)) throw fail(`Invalid begin, end, get ${side}_begin=${show(begin)}, ${side}_end=${show(end)}`);
+  if (e < 0) throw fail(`Invalid end for ${side}_end=${show(end)}`);
+  if (b < 0) throw fail(`Invalid begin for ${side}_begin=${show(begin)}`);
+  return [b, e];
+}
 
 /**
  * MXNet's reshape codes applied to a known input shape: 0 copies a dim, -1 infers one dim, -2
@@ -128,6 +157,7 @@ export function registerReshape(registry: OpRegistry): void {
       }),
     },
     ...identityInplace,
+    gradient: RESHAPE_BACK,
     inferShape(attrs, inShapes, outShapes) {
       const dshape = inShapes[0];
       const fail = (msg: string, hint?: string) =>
@@ -170,6 +200,7 @@ export function registerReshape(registry: OpRegistry): void {
     aliases: ['flatten'],
     doc: 'Flattens the input array into a 2-D array by collapsing the higher dimensions: (d0, d1*...*dk).',
     ...identityInplace,
+    gradient: RESHAPE_BACK,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -189,6 +220,7 @@ export function registerReshape(registry: OpRegistry): void {
       }),
     },
     ...identityInplace,
+    gradient: RESHAPE_BACK,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -216,6 +248,7 @@ export function registerReshape(registry: OpRegistry): void {
       }),
     },
     ...identityInplace,
+    gradient: RESHAPE_BACK,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -242,6 +275,62 @@ export function registerReshape(registry: OpRegistry): void {
       if (out.length === 0 && n > 0) out.push(1);
       assignShape('squeeze', outShapes, 0, out, attrs);
       return true;
+    },
+  });
+
+  registry.define({
+    name: 'reshape_like',
+    aliases: ['_npx_reshape_like'],
+    doc:
+      'Reshapes lhs (or its dims [lhs_begin, lhs_end)) to the shape of rhs (or its dims [rhs_begin, ' +
+      "rhs_end)); only rhs's shape is read. Negative indices count from the end, None means the end.",
+    params: {
+      lhs_begin: P.optional(P.int(), {
+        doc: 'Defaults to 0. The beginning index along which the lhs dimensions are to be reshaped. Supports negative indices.',
+      }),
+      lhs_end: P.optional(P.int(), {
+        doc: 'Defaults to None. The ending index along which the lhs dimensions are to be used for reshaping. Supports negative indices.',
+      }),
+      rhs_begin: P.optional(P.int(), {
+        doc: 'Defaults to 0. The beginning index along which the rhs dimensions are to be used for reshaping. Supports negative indices.',
+      }),
+      rhs_end: P.optional(P.int(), {
+        doc: 'Defaults to None. The ending index along which the rhs dimensions are to be used for reshaping. Supports negative indices.',
+      }),
+    },
+    numInputs: 2,
+    listInputNames: ['lhs', 'rhs'],
+    ...identityInplace,
+    ignoreInputs: () => [1],
+    inferType(_attrs, inTypes, outTypes) {
+      const t = inTypes[0] ?? outTypes[0];
+      if (t === undefined) return false;
+      inTypes[0] = t;
+      outTypes[0] = t;
+      return inTypes[1] !== undefined;
+    },
+    inferShape(attrs, inShapes, outShapes) {
+      const l = inShapes[0];
+      const r = inShapes[1];
+      if (!known(l) || !known(r)) return false;
+      const fail = (m: string) => shapeError('reshape_like', m, attrs, inShapes);
+      const [lb, le] = reshapeLikeRange(l.length, 'lhs', attrs.lhs_begin, attrs.lhs_end, fail);
+      const [rb, re] = reshapeLikeRange(r.length, 'rhs', attrs.rhs_begin, attrs.rhs_end, fail);
+      const out = [...l.slice(0, lb), ...r.slice(rb, re), ...l.slice(le)];
+      if (prod(out) !== prod(l))
+        throw shapeError(
+          'reshape_like',
+          `Cannot reshape lhs with shape ${shapeToString(l)} to new shape ${shapeToString(out)} because they have different size.`,
+          attrs,
+          inShapes,
+          'pick rhs dims (rhs_begin/rhs_end) holding as many elements as the lhs dims they replace',
+        );
+      assignShape('reshape_like', outShapes, 0, out, attrs);
+      return true;
+    },
+    gradient: {
+      inputs: [0],
+      build: (g) => [g.op1('reshape_like', [g.ograd(0), g.input(0)]), null],
     },
   });
 }

@@ -107,6 +107,12 @@ export function registerSlice(registry: OpRegistry): void {
       end: optIdxTuple('ending indices for the slice operation, supports negative indices.'),
       step: optIdxTuple('step for the slice operation, supports negative values.', Object.freeze([])),
     },
+    gradient: {
+      inputs: [0],
+      build: (g, a) => [
+        g.op1('_backward_slice', [g.ograd(0), g.input(0)], { begin: a.begin, end: a.end, step: a.step }),
+      ],
+    },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -126,6 +132,12 @@ export function registerSlice(registry: OpRegistry): void {
         default: undefined,
         doc: 'The ending index along the axis to be sliced,  supports negative indexes.',
       }),
+    },
+    gradient: {
+      inputs: [0],
+      build: (g, a) => [
+        g.op1('_backward_slice_axis', [g.ograd(0), g.input(0)], { axis: a.axis, begin: a.begin, end: a.end }),
+      ],
     },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
@@ -152,6 +164,11 @@ export function registerSlice(registry: OpRegistry): void {
     },
     numInputs: 2,
     listInputNames: ['data', 'shape_like'],
+    // MXNet: shape_like gets a zero gradient.
+    gradient: {
+      inputs: [0],
+      build: (g, a) => [g.op1('_backward_slice_like', [g.ograd(0), g.input(0)], { axes: a.axes }), null],
+    },
     inferType: dataTypeAnyIndex,
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];

@@ -24,6 +24,10 @@ export function registerTile(registry: OpRegistry): void {
         doc: "The number of times for repeating the tensor a. Each dim size of reps must be a positive integer. If reps has length d, the result will have dimension of max(d, a.ndim); If a.ndim < d, a is promoted to be d-dimensional by prepending new axes. If a.ndim > d, reps is promoted to a.ndim by pre-pending 1's to it.",
       }),
     },
+    gradient: {
+      inputs: [0],
+      build: (g, a) => [g.op1('_backward_tile', [g.ograd(0), g.input(0)], { reps: a.reps })],
+    },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -50,6 +54,12 @@ export function registerTile(registry: OpRegistry): void {
       axis: P.optional(P.int(), {
         doc: 'The axis along which to repeat values. The negative numbers are interpreted counting from the backward. By default, use the flattened input array, and return a flat output array.',
       }),
+    },
+    gradient: {
+      inputs: [0],
+      build: (g, a) => [
+        g.op1('_backward_repeat', [g.ograd(0), g.input(0)], { repeats: a.repeats, axis: a.axis }),
+      ],
     },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
@@ -80,6 +90,7 @@ export function registerTile(registry: OpRegistry): void {
     aliases: ['flip'],
     doc: 'Reverses the order of elements along the given axes; the shape is kept.',
     params: { axis: P.tuple(P.int(), { doc: 'The axis which to reverse elements.' }) },
+    gradient: { inputs: 'none', build: (g, a) => [g.op1('reverse', [g.ograd(0)], { axis: a.axis })] },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -101,6 +112,10 @@ export function registerTile(registry: OpRegistry): void {
         doc: 'Widths of the padding regions applied to the edges of each axis. It is a tuple of integer padding widths for each axis of the format ``(before_1, after_1, ... , before_N, after_N)``. It should be of length ``2*N`` where ``N`` is the number of dimensions of the array.This is equivalent to pad_width in numpy.pad, but flattened.',
       }),
       constant_value: P.double({ default: 0, doc: 'The value used for padding when `mode` is "constant".' }),
+    },
+    gradient: {
+      inputs: 'none',
+      build: (g, a) => [g.op1('_backward_Pad', [g.ograd(0)], { mode: a.mode, pad_width: a.pad_width })],
     },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
@@ -157,6 +172,12 @@ export function registerTile(registry: OpRegistry): void {
         default: 1,
         doc: 'The second axis of the sub-arrays of interest. Ignored when the input is a 1-D array.',
       }),
+    },
+    gradient: {
+      inputs: [0],
+      build: (g, a) => [
+        g.op1('_backward_diag', [g.ograd(0), g.input(0)], { k: a.k, axis1: a.axis1, axis2: a.axis2 }),
+      ],
     },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];

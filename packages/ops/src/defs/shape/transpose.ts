@@ -73,6 +73,18 @@ export function registerTranspose(registry: OpRegistry): void {
         doc: 'Target axis order. By default the axes will be inverted.',
       }),
     },
+    // The inverse permutation (the reversal is its own inverse).
+    gradient: {
+      inputs: 'none',
+      build: (g, a) => {
+        const n = a.axes.length;
+        const inv = new Array<number>(n);
+        a.axes.forEach((ax, i) => {
+          inv[ax < 0 ? ax + n : ax] = i;
+        });
+        return [g.op1('transpose', [g.ograd(0)], { axes: inv })];
+      },
+    },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
       if (!known(d)) return false;
@@ -94,6 +106,10 @@ export function registerTranspose(registry: OpRegistry): void {
     params: {
       dim1: P.int({ default: 0, doc: 'the first axis to be swapped.' }),
       dim2: P.int({ default: 0, doc: 'the second axis to be swapped.' }),
+    },
+    gradient: {
+      inputs: 'none',
+      build: (g, a) => [g.op1('SwapAxis', [g.ograd(0)], { dim1: a.dim1, dim2: a.dim2 })],
     },
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
