@@ -1,4 +1,15 @@
-/** (being written) */
+/**
+ * The optimizer family: MXNet's fused update operators (sgd, momentum, nag, adam, adamw, rmsprop,
+ * ftrl, sign, lamb; single-weight, mixed-precision and aggregated `multi_*` forms) plus
+ * multi_sum_sq. They are not differentiable (no gradient) and write their optimizer states in place
+ * (`mutateInputs`); the output is the updated weight. single.ts holds the one-weight ops,
+ * multi.ts the aggregated ones, common.ts the shared parameters and inference.
+ */
 import type { OpRegistry } from '../../registry.js';
+import { registerMultiUpdates } from './multi.js';
+import { registerSingleUpdates } from './single.js';
 
-export function registerOptimizer(_registry: OpRegistry): void {}
+export function registerOptimizer(registry: OpRegistry): void {
+  registerSingleUpdates(registry);
+  registerMultiUpdates(registry);
+}
