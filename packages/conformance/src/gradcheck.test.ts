@@ -1,8 +1,8 @@
 /**
  * Every differentiable operator's gradient, checked numerically (central differences in float64)
- * on its golden cases through autograd on cpu-wasm. Per op, up to three of its smallest
- * checkable cases run; the test fails when a check fails or when a differentiable op has no case
- * that could be checked.
+ * on its golden cases through autograd on cpu-wasm. Per op, its smallest checkable cases run
+ * until three of them compared elements; the test fails when a check fails or when a
+ * differentiable op has no case that could be checked.
  */
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime } from '@mx/ndarray';
@@ -29,11 +29,18 @@ it('every differentiable op has a numerically checked gradient', async () => {
   const passed = new Set<string>();
   for (const [name, cases] of byOp) {
     const size = (c: ConformanceCase) => c.inputs.reduce((n, a) => n + a.data.length, 0);
-    const chosen = [...cases].sort((a, b) => size(a) - size(b)).slice(0, PER_OP);
+    // The smallest non-empty cases, until PER_OP of them compared some elements (cases made of
+    // kinks only, e.g. ties for max, compare none).
+    const chosen = cases.filter((c) => size(c) > 0).sort((a, b) => size(a) - size(b));
+    let good = 0;
     for (const c of chosen) {
+      if (good >= PER_OP) break;
       const r = await gradCheckCase(runtime, c);
       if (r.status === 'fail') failures.push(`${c.family}/${c.name}: ${r.reason}`);
-      if (r.status === 'pass' && r.checked > 0) passed.add(name);
+      if (r.status === 'pass' && r.checked > 0) {
+        passed.add(name);
+        good++;
+      }
     }
   }
   const unchecked = runtime.registry

@@ -89,8 +89,13 @@ export function registerReduceBackward(registry: OpRegistry): void {
     },
     gradient: {
       inputs: [0],
-      // Broadcast the head gradient (like-shaped) back to grad's shape, NumPy style.
-      build: (g) => [g.op1('broadcast_add', [g.ograd(0), g.op1('zeros_like', [g.input(0)])]), null],
+      // Broadcast the head gradient (like-shaped) back to grad's shape, NumPy style; where `like`
+      // had more dims than grad, sum those back down.
+      build: (g) => {
+        const input = g.input(0);
+        const spread = g.op1('broadcast_add', [g.ograd(0), g.op1('zeros_like', [input])]);
+        return [g.op1('_broadcast_backward', [spread, input]), null];
+      },
     },
   });
 
