@@ -8,6 +8,7 @@
 import elementwise from './__golden__/elementwise.json';
 import init from './__golden__/init.json';
 import linalg from './__golden__/linalg.json';
+import nn_layers from './__golden__/nn_layers.json';
 import nn_seq from './__golden__/nn_seq.json';
 import norm from './__golden__/norm.json';
 import optimizer from './__golden__/optimizer.json';
@@ -20,6 +21,7 @@ export const GOLDEN_FILES: Readonly<Record<string, RawCaseFile>> = Object.freeze
   elementwise: elementwise as unknown as RawCaseFile,
   init: init as unknown as RawCaseFile,
   linalg: linalg as unknown as RawCaseFile,
+  nn_layers: nn_layers as unknown as RawCaseFile,
   nn_seq: nn_seq as unknown as RawCaseFile,
   norm: norm as unknown as RawCaseFile,
   optimizer: optimizer as unknown as RawCaseFile,

@@ -307,8 +307,9 @@ function opGrads(
     },
     op: (name, inputs, params) => {
       const inShapes = inputs.map((v) => v.shape as number[] | undefined);
-      // Summing a gradient down to its own shape is the identity: skip the op.
-      if (name === '_broadcast_backward' && sameShape(inShapes[0], inShapes[1])) return [inputs[0] as Value];
+      // Summing a gradient down to (or reshaping it to) its own shape is the identity: skip the op.
+      if ((name === '_broadcast_backward' || name === 'reshape_like') && sameShape(inShapes[0], inShapes[1]))
+        return [inputs[0] as Value];
       const o = rt.registry.get(name);
       const attrs = o.parseParams(params);
       const nOut = o.numOutputs(attrs);
