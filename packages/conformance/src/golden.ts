@@ -5,6 +5,7 @@
  * import line; golden-files.test.ts fails while a JSON file in __golden__ is not listed (files whose
  * cases are all `skip`, a backend's internal cases such as codegen.json, are not shipped).
  */
+import conv from './__golden__/conv.json';
 import elementwise from './__golden__/elementwise.json';
 import init from './__golden__/init.json';
 import linalg from './__golden__/linalg.json';
@@ -18,6 +19,7 @@ import type { RawCaseFile } from './types.js';
 
 /** Golden files by family name. */
 export const GOLDEN_FILES: Readonly<Record<string, RawCaseFile>> = Object.freeze({
+  conv: conv as unknown as RawCaseFile,
   elementwise: elementwise as unknown as RawCaseFile,
   init: init as unknown as RawCaseFile,
   linalg: linalg as unknown as RawCaseFile,

@@ -76,7 +76,11 @@ export function gradCheckSkip(runtime: Runtime, c: ConformanceCase): string | un
   if (!c.outputs.some((a) => FLOAT.has(a.dtype))) return 'no floating-point output';
   // Degenerate points are outside the derivative's domain: NaN/Inf inputs, division by zero.
   if (/by-zero|\bnan\b|\binf\b/i.test(c.name)) return 'degenerate point (NaN, Inf or division by zero)';
-  if (c.inputs.some((a) => FLOAT.has(a.dtype) && Array.from(a.data as Float64Array).some((v) => !Number.isFinite(v))))
+  if (
+    c.inputs.some(
+      (a) => FLOAT.has(a.dtype) && Array.from(a.data as Float64Array).some((v) => !Number.isFinite(v)),
+    )
+  )
     return 'non-finite input';
   const half = (a: CaseArray) => a.dtype === 'float16' || a.dtype === 'bfloat16';
   if (c.inputs.some(half) || c.outputs.some(half)) return 'half precision';

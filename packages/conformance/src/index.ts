@@ -7,6 +7,13 @@
 export { type CompareOptions, type CompareResult, compareArrays, isClose, type Mismatch } from './compare.js';
 export { decodeArray, decodeCase, decodeFile } from './decode.js';
 export { type DescribeOptions, describeConformance, type TestApi } from './describe.js';
+export {
+  type GradCheckOptions,
+  type GradCheckResult,
+  gradCheckCase,
+  gradCheckSkip,
+  NOT_DERIVATIVES,
+} from './gradcheck.js';
 export { fromBFloat16Bits, fromFloat16Bits, toBFloat16Bits, toFloat16Bits } from './half.js';
 export { listFamilies, loadCases } from './load.js';
 export { ndarrayTarget } from './ndarray-target.js';
@@ -32,10 +39,3 @@ export type {
   RawCaseFile,
   RawScalar,
 } from './types.js';
-export {
-  type GradCheckOptions,
-  type GradCheckResult,
-  gradCheckCase,
-  gradCheckSkip,
-  NOT_DERIVATIVES,
-} from './gradcheck.js';

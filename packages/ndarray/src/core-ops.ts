@@ -6,14 +6,36 @@
 import type { OpFunction, OpFunctionMulti } from './nd.js';
 
 export const CORE_OP_NAMES = [
+  'Activation',
+  'BatchNorm',
   'BlockGrad',
+  'CTCLoss',
   'Cast',
   'Concat',
+  'Convolution',
+  'Deconvolution',
+  'Dropout',
+  'Embedding',
   'Flatten',
+  'FullyConnected',
+  'GroupNorm',
+  'InstanceNorm',
+  'LayerNorm',
+  'LeakyReLU',
+  'LinearRegressionOutput',
+  'LogisticRegressionOutput',
+  'MAERegressionOutput',
   'Pad',
+  'Pooling',
   'Reshape',
+  'SequenceLast',
+  'SequenceMask',
+  'SequenceReverse',
   'SliceChannel',
+  'Softmax',
+  'SoftmaxOutput',
   'SwapAxis',
+  'UpSampling',
   '_Div',
   '_DivScalar',
   '_Equal',
@@ -54,8 +76,53 @@ export const CORE_OP_NAMES = [
   '_RMinusScalar',
   '_RModScalar',
   '_RPowerScalar',
+  '_adamw_update',
   '_add',
   '_arange',
+  '_backward_Activation',
+  '_backward_BatchNorm',
+  '_backward_Cast',
+  '_backward_Concat',
+  '_backward_Convolution',
+  '_backward_Deconvolution',
+  '_backward_Dropout',
+  '_backward_Embedding',
+  '_backward_FullyConnected',
+  '_backward_GroupNorm',
+  '_backward_InstanceNorm',
+  '_backward_LayerNorm',
+  '_backward_LeakyReLU',
+  '_backward_Pad',
+  '_backward_Pooling',
+  '_backward_SequenceLast',
+  '_backward_SequenceMask',
+  '_backward_SequenceReverse',
+  '_backward_SoftmaxOutput',
+  '_backward_UpSampling',
+  '_backward_ctc_loss',
+  '_backward_diag',
+  '_backward_dot',
+  '_backward_linear_reg_out',
+  '_backward_log_softmax',
+  '_backward_logistic_reg_out',
+  '_backward_mae_reg_out',
+  '_backward_masked_softmax',
+  '_backward_mean',
+  '_backward_pick',
+  '_backward_repeat',
+  '_backward_slice',
+  '_backward_slice_axis',
+  '_backward_slice_like',
+  '_backward_softmax',
+  '_backward_sum',
+  '_backward_take',
+  '_backward_tile',
+  '_backward_topk',
+  '_broadcast_backward',
+  '_contrib_CTCLoss',
+  '_contrib_adamw_update',
+  '_contrib_ctc_loss',
+  '_contrib_mp_adamw_update',
   '_copy',
   '_copyto',
   '_div',
@@ -91,11 +158,25 @@ export const CORE_OP_NAMES = [
   '_minus_scalar',
   '_mod',
   '_mod_scalar',
+  '_mp_adamw_update',
   '_mul',
   '_mul_scalar',
   '_not_equal',
   '_not_equal_scalar',
   '_np_cumsum',
+  '_npx_activation',
+  '_npx_batch_norm',
+  '_npx_convolution',
+  '_npx_deconvolution',
+  '_npx_dropout',
+  '_npx_fully_connected',
+  '_npx_layer_norm',
+  '_npx_leaky_relu',
+  '_npx_log_softmax',
+  '_npx_masked_softmax',
+  '_npx_pooling',
+  '_npx_reshape_like',
+  '_npx_softmax',
   '_npx_topk',
   '_ones',
   '_plus',
@@ -167,6 +248,7 @@ export const CORE_OP_NAMES = [
   '_sub',
   '_zeros',
   'abs',
+  'adam_update',
   'arccos',
   'arccosh',
   'arcsin',
@@ -209,6 +291,7 @@ export const CORE_OP_NAMES = [
   'cos',
   'cosh',
   'crop',
+  'ctc_loss',
   'cumsum',
   'degrees',
   'diag',
@@ -226,20 +309,33 @@ export const CORE_OP_NAMES = [
   'flatten',
   'flip',
   'floor',
+  'ftrl_update',
   'gamma',
   'gammaln',
   'identity',
+  'lamb_update_phase1',
+  'lamb_update_phase2',
   'linalg_gemm2',
   'log',
   'log10',
   'log1p',
   'log2',
+  'log_softmax',
   'logical_not',
+  'masked_softmax',
   'max',
   'max_axis',
   'mean',
   'min',
   'min_axis',
+  'mp_sgd_mom_update',
+  'mp_sgd_update',
+  'multi_mp_sgd_mom_update',
+  'multi_mp_sgd_update',
+  'multi_sgd_mom_update',
+  'multi_sgd_update',
+  'multi_sum_sq',
+  'nag_mom_update',
   'nanprod',
   'nansum',
   'negative',
@@ -259,17 +355,26 @@ export const CORE_OP_NAMES = [
   'relu',
   'repeat',
   'reshape',
+  'reshape_like',
   'reverse',
   'rint',
+  'rmsprop_update',
+  'rmspropalex_update',
   'round',
   'rsqrt',
+  'sgd_mom_update',
+  'sgd_update',
   'sigmoid',
   'sign',
+  'signsgd_update',
+  'signum_update',
   'sin',
   'sinh',
   'slice',
   'slice_axis',
   'slice_like',
+  'smooth_l1',
+  'softmax',
   'softsign',
   'sort',
   'split',
@@ -294,14 +399,36 @@ export const CORE_OP_NAMES = [
 ] as const;
 
 export interface CoreOps {
+  readonly Activation: OpFunction;
+  readonly BatchNorm: OpFunctionMulti;
   readonly BlockGrad: OpFunction;
+  readonly CTCLoss: OpFunction;
   readonly Cast: OpFunction;
   readonly Concat: OpFunction;
+  readonly Convolution: OpFunction;
+  readonly Deconvolution: OpFunction;
+  readonly Dropout: OpFunction;
+  readonly Embedding: OpFunction;
   readonly Flatten: OpFunction;
+  readonly FullyConnected: OpFunction;
+  readonly GroupNorm: OpFunctionMulti;
+  readonly InstanceNorm: OpFunction;
+  readonly LayerNorm: OpFunctionMulti;
+  readonly LeakyReLU: OpFunction;
+  readonly LinearRegressionOutput: OpFunction;
+  readonly LogisticRegressionOutput: OpFunction;
+  readonly MAERegressionOutput: OpFunction;
   readonly Pad: OpFunction;
+  readonly Pooling: OpFunction;
   readonly Reshape: OpFunction;
+  readonly SequenceLast: OpFunction;
+  readonly SequenceMask: OpFunction;
+  readonly SequenceReverse: OpFunction;
   readonly SliceChannel: OpFunctionMulti;
+  readonly Softmax: OpFunction;
+  readonly SoftmaxOutput: OpFunction;
   readonly SwapAxis: OpFunction;
+  readonly UpSampling: OpFunction;
   readonly _Div: OpFunction;
   readonly _DivScalar: OpFunction;
   readonly _Equal: OpFunction;
@@ -342,8 +469,53 @@ export interface CoreOps {
   readonly _RMinusScalar: OpFunction;
   readonly _RModScalar: OpFunction;
   readonly _RPowerScalar: OpFunction;
+  readonly _adamw_update: OpFunction;
   readonly _add: OpFunction;
   readonly _arange: OpFunction;
+  readonly _backward_Activation: OpFunction;
+  readonly _backward_BatchNorm: OpFunctionMulti;
+  readonly _backward_Cast: OpFunction;
+  readonly _backward_Concat: OpFunctionMulti;
+  readonly _backward_Convolution: OpFunctionMulti;
+  readonly _backward_Deconvolution: OpFunctionMulti;
+  readonly _backward_Dropout: OpFunction;
+  readonly _backward_Embedding: OpFunction;
+  readonly _backward_FullyConnected: OpFunctionMulti;
+  readonly _backward_GroupNorm: OpFunctionMulti;
+  readonly _backward_InstanceNorm: OpFunctionMulti;
+  readonly _backward_LayerNorm: OpFunctionMulti;
+  readonly _backward_LeakyReLU: OpFunctionMulti;
+  readonly _backward_Pad: OpFunction;
+  readonly _backward_Pooling: OpFunction;
+  readonly _backward_SequenceLast: OpFunction;
+  readonly _backward_SequenceMask: OpFunction;
+  readonly _backward_SequenceReverse: OpFunction;
+  readonly _backward_SoftmaxOutput: OpFunctionMulti;
+  readonly _backward_UpSampling: OpFunctionMulti;
+  readonly _backward_ctc_loss: OpFunction;
+  readonly _backward_diag: OpFunction;
+  readonly _backward_dot: OpFunctionMulti;
+  readonly _backward_linear_reg_out: OpFunctionMulti;
+  readonly _backward_log_softmax: OpFunctionMulti;
+  readonly _backward_logistic_reg_out: OpFunctionMulti;
+  readonly _backward_mae_reg_out: OpFunctionMulti;
+  readonly _backward_masked_softmax: OpFunction;
+  readonly _backward_mean: OpFunction;
+  readonly _backward_pick: OpFunction;
+  readonly _backward_repeat: OpFunction;
+  readonly _backward_slice: OpFunction;
+  readonly _backward_slice_axis: OpFunction;
+  readonly _backward_slice_like: OpFunction;
+  readonly _backward_softmax: OpFunctionMulti;
+  readonly _backward_sum: OpFunction;
+  readonly _backward_take: OpFunction;
+  readonly _backward_tile: OpFunction;
+  readonly _backward_topk: OpFunction;
+  readonly _broadcast_backward: OpFunction;
+  readonly _contrib_CTCLoss: OpFunction;
+  readonly _contrib_adamw_update: OpFunction;
+  readonly _contrib_ctc_loss: OpFunction;
+  readonly _contrib_mp_adamw_update: OpFunction;
   readonly _copy: OpFunction;
   readonly _copyto: OpFunction;
   readonly _div: OpFunction;
@@ -379,11 +551,25 @@ export interface CoreOps {
   readonly _minus_scalar: OpFunction;
   readonly _mod: OpFunction;
   readonly _mod_scalar: OpFunction;
+  readonly _mp_adamw_update: OpFunction;
   readonly _mul: OpFunction;
   readonly _mul_scalar: OpFunction;
   readonly _not_equal: OpFunction;
   readonly _not_equal_scalar: OpFunction;
   readonly _np_cumsum: OpFunction;
+  readonly _npx_activation: OpFunction;
+  readonly _npx_batch_norm: OpFunctionMulti;
+  readonly _npx_convolution: OpFunction;
+  readonly _npx_deconvolution: OpFunction;
+  readonly _npx_dropout: OpFunction;
+  readonly _npx_fully_connected: OpFunction;
+  readonly _npx_layer_norm: OpFunctionMulti;
+  readonly _npx_leaky_relu: OpFunction;
+  readonly _npx_log_softmax: OpFunction;
+  readonly _npx_masked_softmax: OpFunction;
+  readonly _npx_pooling: OpFunction;
+  readonly _npx_reshape_like: OpFunction;
+  readonly _npx_softmax: OpFunction;
   readonly _npx_topk: OpFunctionMulti;
   readonly _ones: OpFunction;
   readonly _plus: OpFunction;
@@ -455,6 +641,7 @@ export interface CoreOps {
   readonly _sub: OpFunction;
   readonly _zeros: OpFunction;
   readonly abs: OpFunction;
+  readonly adam_update: OpFunction;
   readonly arccos: OpFunction;
   readonly arccosh: OpFunction;
   readonly arcsin: OpFunction;
@@ -497,6 +684,7 @@ export interface CoreOps {
   readonly cos: OpFunction;
   readonly cosh: OpFunction;
   readonly crop: OpFunction;
+  readonly ctc_loss: OpFunction;
   readonly cumsum: OpFunction;
   readonly degrees: OpFunction;
   readonly diag: OpFunction;
@@ -514,20 +702,33 @@ export interface CoreOps {
   readonly flatten: OpFunction;
   readonly flip: OpFunction;
   readonly floor: OpFunction;
+  readonly ftrl_update: OpFunction;
   readonly gamma: OpFunction;
   readonly gammaln: OpFunction;
   readonly identity: OpFunction;
+  readonly lamb_update_phase1: OpFunction;
+  readonly lamb_update_phase2: OpFunction;
   readonly linalg_gemm2: OpFunction;
   readonly log: OpFunction;
   readonly log10: OpFunction;
   readonly log1p: OpFunction;
   readonly log2: OpFunction;
+  readonly log_softmax: OpFunction;
   readonly logical_not: OpFunction;
+  readonly masked_softmax: OpFunction;
   readonly max: OpFunction;
   readonly max_axis: OpFunction;
   readonly mean: OpFunction;
   readonly min: OpFunction;
   readonly min_axis: OpFunction;
+  readonly mp_sgd_mom_update: OpFunction;
+  readonly mp_sgd_update: OpFunction;
+  readonly multi_mp_sgd_mom_update: OpFunctionMulti;
+  readonly multi_mp_sgd_update: OpFunctionMulti;
+  readonly multi_sgd_mom_update: OpFunctionMulti;
+  readonly multi_sgd_update: OpFunctionMulti;
+  readonly multi_sum_sq: OpFunction;
+  readonly nag_mom_update: OpFunction;
   readonly nanprod: OpFunction;
   readonly nansum: OpFunction;
   readonly negative: OpFunction;
@@ -547,17 +748,26 @@ export interface CoreOps {
   readonly relu: OpFunction;
   readonly repeat: OpFunction;
   readonly reshape: OpFunction;
+  readonly reshape_like: OpFunction;
   readonly reverse: OpFunction;
   readonly rint: OpFunction;
+  readonly rmsprop_update: OpFunction;
+  readonly rmspropalex_update: OpFunction;
   readonly round: OpFunction;
   readonly rsqrt: OpFunction;
+  readonly sgd_mom_update: OpFunction;
+  readonly sgd_update: OpFunction;
   readonly sigmoid: OpFunction;
   readonly sign: OpFunction;
+  readonly signsgd_update: OpFunction;
+  readonly signum_update: OpFunction;
   readonly sin: OpFunction;
   readonly sinh: OpFunction;
   readonly slice: OpFunction;
   readonly slice_axis: OpFunction;
   readonly slice_like: OpFunction;
+  readonly smooth_l1: OpFunction;
+  readonly softmax: OpFunction;
   readonly softsign: OpFunction;
   readonly sort: OpFunction;
   readonly split: OpFunctionMulti;

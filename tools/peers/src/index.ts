@@ -13,6 +13,9 @@ export type Tfjs = typeof TF;
 /** Load tfjs-core with the requested backend active. */
 export async function loadTfjs(backend: TfjsBackendName): Promise<Tfjs> {
   const tf = (await import('@tensorflow/tfjs-core')) as Tfjs;
+  // The training workloads need the gradient functions, which the @tensorflow/tfjs bundle registers
+  // into the same tfjs-core (its layers, converter and data parts are unused).
+  await import('@tensorflow/tfjs');
   await import('@tensorflow/tfjs-backend-cpu');
   await import('@tensorflow/tfjs-backend-wasm');
   const ok = await tf.setBackend(backend);
@@ -103,4 +106,5 @@ export function dispatchChain(tf: Tfjs, n: number, k: number): Workload {
     dispose: () => one.dispose(),
   };
 }
+export { type Conv2dShape, conv2d } from './conv.js';
 export { lenetTrainStep, mlpTrainStep } from './train.js';

@@ -57,6 +57,10 @@ function pointsFor(name: string, nIn: number): Point[] {
   if (name === 'clip') {
     return [-1.3, -0.2, 0.4, 0.9, 1.6].map((v) => ({ inputs: [v], params: { a_min: -0.5, a_max: 1 } }));
   }
+  if (name === 'smooth_l1') {
+    // sigma 1.5: quadratic inside |x| < 1/sigma², linear outside (points off the joins).
+    return [-1.3, -0.2, 0.3, 0.9].map((v) => ({ inputs: [v], params: { scalar: 1.5 } }));
+  }
   if (name.endsWith('_scalar')) {
     const xs = name === '_power_scalar' ? POSITIVE : SCALAR_X;
     return xs.map((v) => ({ inputs: [v], params: { scalar: SCALAR, is_int: 0 } }));

@@ -39,7 +39,8 @@ export function reshapeLikeRange(
   const show = (v: number | null) => (v === null ? 'None' : String(v));
   if (e > ndims) throw fail(`Invalid end for ${side}_end=${show(end)} as dimension number is ${ndims}`);
   // The whole of a zero-dim shape (NumPy semantics) is the empty range.
-  if (!(b < e) && !(begin === null && end === null && ndims === 0)) throw fail(`Invalid begin, end, get ${side}_begin=${show(begin)}, ${side}_end=${show(end)}`);
+  if (!(b < e) && !(begin === null && end === null && ndims === 0))
+    throw fail(`Invalid begin, end, get ${side}_begin=${show(begin)}, ${side}_end=${show(end)}`);
   if (e < 0) throw fail(`Invalid end for ${side}_end=${show(end)}`);
   if (b < 0) throw fail(`Invalid begin for ${side}_begin=${show(begin)}`);
   return [b, e];

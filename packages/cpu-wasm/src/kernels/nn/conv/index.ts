@@ -1,6 +1,207 @@
-/** (being written) */
-import type { OpRegistry } from '@mx/ops';
+/**
+ * cpu-wasm kernels of Convolution, Deconvolution and Pooling (and their `_backward_*` ops).
+ *
+ * Every convolution kernel is one of three primitives of conv-run.ts on the GEMM engine's
+ * micro-kernel: forward (implicit GEMM), backwardData (GEMM + col2im) and backwardWeight (im2col +
+ * GEMM, per-thread accumulators), plus a bias-gradient row sum. Deconvolution is the transpose of a
+ * convolution whose input is the deconvolution's output: its forward is that convolution's
+ * backwardData, its data gradient that convolution's forward and its weight gradient that
+ * convolution's backwardWeight with the roles of data and output gradient swapped. Pooling has its
+ * own module (pool-wasm.ts). float32 and float64; `req` write/add/null per output.
+ */
+import { MXNetError } from '@mx/base';
+import type { Attrs, OpRegistry, OpReqType, TBlob } from '@mx/ops';
+import { OpReq } from '@mx/ops';
+import { type GemmType, gemmType } from '../../../gemm/dtype.js';
 import type { GemmEngine } from '../../../gemm/engine.js';
 import type { CpuWasmRuntime } from '../../../runtime.js';
+import { type ConvGeom, ConvRunner, to3 } from './conv-run.js';
+import { installPooling } from './pool-run.js';
 
-export function installConvPool(_registry: OpRegistry, _rt: CpuWasmRuntime, _gemm: GemmEngine): void {}
+const CPU_WASM = 'cpu-wasm';
+const DTYPES = Object.freeze(['float32', 'float64'] as const);
+
+interface ConvAttrs extends Attrs {
+  readonly kernel: readonly number[];
+  readonly stride: readonly number[];
+  readonly dilate: readonly number[];
+  readonly pad: readonly number[];
+  readonly num_filter: number;
+  readonly num_group: number;
+  readonly no_bias: boolean;
+}
+
+interface DeconvAttrs extends ConvAttrs {
+  readonly adj: readonly number[];
+  readonly target_shape: readonly number[];
+}
+
+function elemType(op: string, blobs: readonly TBlob<number>[]): GemmType {
+  const dt = (blobs[0] as TBlob<number>).dtype;
+  const t = gemmType(dt);
+  if (t === undefined || blobs.some((b) => b.dtype !== dt)) {
+    throw new MXNetError(
+      `${op} on cpu-wasm supports float32 and float64, got ${blobs.map((b) => b.dtype).join(', ')}`,
+      {
+        op,
+        dtypes: blobs.map((b) => b.dtype),
+        device: 'cpu-wasm',
+        hint: 'cast the inputs to float32 or float64 first (astype / Cast)',
+      },
+    );
+  }
+  return t;
+}
+
+const ones = (v: readonly number[], n: number): readonly number[] => (v.length ? v : Array(n).fill(1));
+const zeros = (v: readonly number[], n: number): readonly number[] => (v.length ? v : Array(n).fill(0));
+
+/** Convolution geometry of data (N, C, in...) → out (N, F, out...). */
+export function convGeom(p: ConvAttrs, data: readonly number[], out: readonly number[]): ConvGeom {
+  const nd = p.kernel.length;
+  return {
+    n: data[0] as number,
+    groups: p.num_group,
+    cg: (data[1] as number) / p.num_group,
+    mg: (out[1] as number) / p.num_group,
+    in: to3(data.slice(2), 1),
+    out: to3(out.slice(2), 1),
+    kernel: to3(p.kernel, 1),
+    stride: to3(ones(p.stride, nd), 1),
+    dilate: to3(ones(p.dilate, nd), 1),
+    pad: to3(zeros(p.pad, nd), 0),
+  };
+}
+
+/** Deconvolution's pad per axis (MXNet InferPad: from target_shape when it is set). */
+export function deconvPad(p: DeconvAttrs, inSpatial: readonly number[]): number[] {
+  const nd = p.kernel.length;
+  const stride = ones(p.stride, nd);
+  const dilate = ones(p.dilate, nd);
+  const pad = zeros(p.pad, nd);
+  if (!p.target_shape.some((x) => x !== 0)) return [...pad];
+  return inSpatial.map((x, i) => {
+    const total = (stride[i] as number) * (x - 1) + 1 + ((p.kernel[i] as number) - 1) * (dilate[i] as number);
+    return (total - (p.target_shape[i] as number) + 1) >> 1;
+  });
+}
+
+/** The convolution a Deconvolution is the transpose of: its input is data (N, C, in...)'s output y (N, F, out...). */
+export function deconvGeom(p: DeconvAttrs, data: readonly number[], y: readonly number[]): ConvGeom {
+  const nd = p.kernel.length;
+  return {
+    n: data[0] as number,
+    groups: p.num_group,
+    cg: (y[1] as number) / p.num_group,
+    mg: (data[1] as number) / p.num_group,
+    in: to3(y.slice(2), 1),
+    out: to3(data.slice(2), 1),
+    kernel: to3(p.kernel, 1),
+    stride: to3(ones(p.stride, nd), 1),
+    dilate: to3(ones(p.dilate, nd), 1),
+    pad: to3(deconvPad(p, data.slice(2)), 0),
+  };
+}
+
+const prod = (s: readonly number[], from: number): number => s.slice(from).reduce((a, b) => a * b, 1);
+const wants = (r: OpReqType | undefined): boolean => r !== undefined && r !== OpReq.null;
+const adds = (r: OpReqType | undefined): boolean => r === OpReq.add;
+
+export function installConvPool(registry: OpRegistry, rt: CpuWasmRuntime, gemm: GemmEngine): void {
+  const conv = new ConvRunner(rt, gemm);
+  const at = (b: TBlob<number>): number => rt.address(b);
+
+  registry.registerKernel<ConvAttrs>('Convolution', CPU_WASM, {
+    dtypes: DTYPES,
+    compute: (p, _ctx, inputs, req, outputs) => {
+      const [x, w, b] = inputs as TBlob<number>[];
+      const y = outputs[0] as TBlob<number>;
+      if (!wants(req[0])) return;
+      const t = elemType('Convolution', [...inputs, y] as TBlob<number>[]);
+      const g = convGeom(p, x?.shape as number[], y.shape);
+      conv.forward(
+        t,
+        g,
+        at(x as TBlob<number>),
+        at(w as TBlob<number>),
+        p.no_bias ? null : at(b as TBlob<number>),
+        at(y),
+        adds(req[0]),
+      );
+    },
+  });
+
+  registry.registerKernel<ConvAttrs>('_backward_Convolution', CPU_WASM, {
+    dtypes: DTYPES,
+    compute: (p, _ctx, inputs, req, outputs) => {
+      const [dy, x, w] = inputs as TBlob<number>[];
+      const [dx, dw, db] = outputs as TBlob<number>[];
+      const t = elemType('_backward_Convolution', inputs as TBlob<number>[]);
+      const y = dy as TBlob<number>;
+      const g = convGeom(p, (x as TBlob<number>).shape, y.shape);
+      if (wants(req[0]))
+        conv.backwardData(t, g, at(y), at(w as TBlob<number>), at(dx as TBlob<number>), adds(req[0]));
+      if (wants(req[1]))
+        conv.backwardWeight(t, g, at(x as TBlob<number>), at(y), at(dw as TBlob<number>), adds(req[1]));
+      if (!p.no_bias && wants(req[2])) {
+        conv.biasGrad(
+          t,
+          at(y),
+          y.shape[0] as number,
+          y.shape[1] as number,
+          prod(y.shape, 2),
+          at(db as TBlob<number>),
+          adds(req[2]),
+        );
+      }
+    },
+  });
+
+  registry.registerKernel<DeconvAttrs>('Deconvolution', CPU_WASM, {
+    dtypes: DTYPES,
+    compute: (p, _ctx, inputs, req, outputs) => {
+      const [x, w, b] = inputs as TBlob<number>[];
+      const y = outputs[0] as TBlob<number>;
+      if (!wants(req[0])) return;
+      const t = elemType('Deconvolution', [...inputs, y] as TBlob<number>[]);
+      const g = deconvGeom(p, (x as TBlob<number>).shape, y.shape);
+      conv.backwardData(
+        t,
+        g,
+        at(x as TBlob<number>),
+        at(w as TBlob<number>),
+        at(y),
+        adds(req[0]),
+        p.no_bias ? null : at(b as TBlob<number>),
+      );
+    },
+  });
+
+  registry.registerKernel<DeconvAttrs>('_backward_Deconvolution', CPU_WASM, {
+    dtypes: DTYPES,
+    compute: (p, _ctx, inputs, req, outputs) => {
+      const [dy, x, w] = inputs as TBlob<number>[];
+      const [dx, dw, db] = outputs as TBlob<number>[];
+      const t = elemType('_backward_Deconvolution', inputs as TBlob<number>[]);
+      const y = dy as TBlob<number>;
+      const g = deconvGeom(p, (x as TBlob<number>).shape, y.shape);
+      if (wants(req[0]))
+        conv.forward(t, g, at(y), at(w as TBlob<number>), null, at(dx as TBlob<number>), adds(req[0]));
+      if (wants(req[1]))
+        conv.backwardWeight(t, g, at(y), at(x as TBlob<number>), at(dw as TBlob<number>), adds(req[1]));
+      if (!p.no_bias && wants(req[2])) {
+        conv.biasGrad(
+          t,
+          at(y),
+          y.shape[0] as number,
+          y.shape[1] as number,
+          prod(y.shape, 2),
+          at(db as TBlob<number>),
+          adds(req[2]),
+        );
+      }
+    },
+  });
+
+  installPooling(registry, rt);
+}
