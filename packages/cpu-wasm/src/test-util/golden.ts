@@ -107,24 +107,23 @@ export function checkGoldenCase(h: OpHarness, c: GoldenCase): void {
   const want = c.outputs ?? [];
   // Only the outputs the case lists are compared (hidden outputs, e.g. sort's indices, are not).
   expect(out.length).toBeGreaterThanOrEqual(want.length);
-  want.forEach((w, i) => compareTo(out[i], w, c, `output ${i}`));
+  want.forEach((w, i) => {
+    compareTo(out[i], w, c, `output ${i}`);
+  });
 }
 
 function compareTo(o: OpResult | undefined, w: RawArray, c: GoldenCase, what: string): void {
-  {
-    const i = what;
-    if (o === undefined) throw new Error(`missing ${what}`);
-    expect(o.shape).toEqual(w.shape);
-    expect(o.dtype).toBe(w.dtype);
-    const raw = Array.from(o.data as ArrayLike<number | bigint>, Number);
-    const got = w.dtype === 'float16' ? raw.map(fromHalfBits) : raw;
-    const expected = (j: number) => {
-      const e = num(w.data[j] as number | string);
-      return w.dtype === 'float32' ? Math.fround(e) : e;
-    };
-    const bad = got.findIndex((v, j) => !close(v, expected(j), c.rtol, c.atol));
-    expect(bad, `${i}: first mismatch at ${bad}: ${got[bad]} vs ${w.data[bad]}`).toBe(-1);
-  }
+  if (o === undefined) throw new Error(`missing ${what}`);
+  expect(o.shape).toEqual(w.shape);
+  expect(o.dtype).toBe(w.dtype);
+  const raw = Array.from(o.data as ArrayLike<number | bigint>, Number);
+  const got = w.dtype === 'float16' ? raw.map(fromHalfBits) : raw;
+  const expected = (j: number) => {
+    const e = num(w.data[j] as number | string);
+    return w.dtype === 'float32' ? Math.fround(e) : e;
+  };
+  const bad = got.findIndex((v, j) => !close(v, expected(j), c.rtol, c.atol));
+  expect(bad, `${what}: first mismatch at ${bad}: ${got[bad]} vs ${w.data[bad]}`).toBe(-1);
 }
 
 export interface GoldenOptions {
