@@ -22,7 +22,7 @@ import cliProgress from 'cli-progress';
 
 const EPOCHS = Number(process.env.MX_EPOCHS ?? 10);
 const BATCH = 64;
-const LR = 0.05;
+const LR = Number(process.env.MX_LR ?? 0.02);
 const MOMENTUM = 0.9;
 const WD = 1e-4;
 const OUT = process.env.MX_OUT ?? fileURLToPath(new URL('../out/', import.meta.url));
