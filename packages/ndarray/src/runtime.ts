@@ -67,7 +67,13 @@ export interface Leak {
 /** Collect the NDArrays inside a value returned from a scope. */
 function collectArrays(value: unknown, out = new Set<NDArray>(), seen = new Set<unknown>()): Set<NDArray> {
   if (value instanceof NDArray) out.add(value);
-  else if (value !== null && typeof value === 'object' && !seen.has(value)) {
+  else if (
+    value !== null &&
+    typeof value === 'object' &&
+    !ArrayBuffer.isView(value) && // host data (a read-back typed array) holds no arrays
+    !(value instanceof ArrayBuffer) &&
+    !seen.has(value)
+  ) {
     seen.add(value);
     for (const v of Array.isArray(value)
       ? value
