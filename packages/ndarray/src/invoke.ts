@@ -51,6 +51,7 @@ export function invokeOp(
   inputs: readonly NDArray[],
   params: Readonly<Record<string, unknown>> | undefined,
   options: InvokeOptions = {},
+  isTrain = options.isTrain ?? false,
 ): { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> } {
   const attrs = op.parseParams(params);
   const nIn = op.numInputs(attrs);
@@ -200,7 +201,6 @@ export function invokeOp(
   const requested = kinds.length === 0 ? [] : kinds.map((k) => rt.resources.request(ctx, k));
   for (const r of requested) if (r.var !== undefined) mutateVars.push(r.var as Var);
 
-  const isTrain = options.isTrain ?? false;
   const compute = kernel.compute;
   const name = op.name;
   if (kernel.execType === 'async') {

@@ -296,9 +296,10 @@ export class Runtime implements ChunkOwner {
     options: InvokeOptions,
   ): NDArray[] {
     if (op.def.crossDeviceCopy) return this.invoke(op, inputs, params, options);
-    const { outputs, attrs } = invokeOp(this, op, inputs, params, options);
     const ag = this.autograd;
-    if (ag.isRecording) ag.recordIfNeeded(op, attrs, inputs, outputs, options.isTrain ?? ag.isTraining);
+    const isTrain = options.isTrain ?? ag.isTraining;
+    const { outputs, attrs } = invokeOp(this, op, inputs, params, options, isTrain);
+    if (ag.isRecording) ag.recordIfNeeded(op, attrs, inputs, outputs, isTrain);
     return outputs;
   }
 
