@@ -107,7 +107,7 @@ export function invokeOp(
     known = op.inferShape(attrs, inShapes, outShapes) && op.inferType(attrs, inTypes, outTypes);
   } catch (e) {
     if (e instanceof MXNetError && e.shapes === undefined) {
-      throw new MXNetError(e.message.replace(/^[^:]*: /, ''), {
+      throw new MXNetError(e.reason, {
         op: op.name,
         params: params as Record<string, unknown>,
         shapes: inputs.map((a) => a.shape),

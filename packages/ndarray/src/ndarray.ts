@@ -212,19 +212,9 @@ export class NDArray {
         shapes: [this.shape],
       });
     }
-    if (this.agEntry !== undefined && this.runtime.autograd.isRecording) {
-      // Recorded as a slice (a copy), so the gradient flows back to the indexed elements.
-      const begin = indices.map((raw, k) => (raw < 0 ? raw + (this.shape[k] as number) : raw));
-      const part = this.op1('slice', { begin, end: begin.map((b) => b + 1) });
-      const rest = this.shape.slice(indices.length);
-      const out = part.#recordView(this.runtime.view(part, rest, part.byteOffset), 'Reshape', {
-        shape: rest,
-      });
-      part.dispose();
-      return out;
-    }
     let offset = 0;
     let stride = this.size;
+    const begin: number[] = new Array(indices.length);
     for (let k = 0; k < indices.length; k++) {
       const n = this.shape[k] as number;
       const raw = indices[k] as number;
@@ -237,6 +227,17 @@ export class NDArray {
       }
       stride = stride / n;
       offset += i * stride;
+      begin[k] = i;
+    }
+    if (this.agEntry !== undefined && this.runtime.autograd.isRecording) {
+      // Recorded as a slice (a copy), so the gradient flows back to the indexed elements.
+      const part = this.op1('slice', { begin, end: begin.map((b) => b + 1) });
+      const rest = this.shape.slice(indices.length);
+      const out = part.#recordView(this.runtime.view(part, rest, part.byteOffset), 'Reshape', {
+        shape: rest,
+      });
+      part.dispose();
+      return out;
     }
     return this.runtime.view(
       this,
