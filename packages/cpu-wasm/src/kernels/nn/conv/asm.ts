@@ -10,6 +10,10 @@ import { FunctionBuilder, I32, type ValType } from '../../../wasm/assembler.js';
 
 export type Tok = number | string | { readonly c: number } | { readonly p: number } | (() => void);
 
+/** Token of parameter slot `slot`, and of the i32 constant `c`. */
+export const P = (slot: number): { p: number } => ({ p: slot });
+export const C = (c: number): { c: number } => ({ c });
+
 export class Asm {
   readonly f: FunctionBuilder;
   readonly t: GemmType;
@@ -164,4 +168,14 @@ export function evenLanes(es: 4 | 8): number[] {
     for (let b = 0; b < es; b++) out.push(e * es + b);
   }
   return out;
+}
+
+/**
+ * lo ← chunk·per, hi ← min(total, lo + per): the items of one chunk of a chunked entry point whose
+ * chunk index is local 0 (`per` and `total` are parameter slots).
+ */
+export function chunkRange(a: Asm, lo: number, hi: number, per: number, total: number): void {
+  a.set(lo, 0, P(per), 'i32.mul');
+  a.min([P(total)], [lo, P(per), 'i32.add']);
+  a.f.set(hi);
 }

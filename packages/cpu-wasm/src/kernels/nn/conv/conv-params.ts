@@ -7,8 +7,10 @@
  * DP×HP×WP), output OD×OH×OW, K = CG·KD·KH·KW rows of the (implicit) column matrix, NS = OD·OH·OW
  * columns per image.
  */
-let next = 0;
-const slot = (): number => next++;
+import { SlotCounter, windowSlots } from './slots.js';
+
+const slots = new SlotCounter();
+const slot = slots.slot;
 
 export const S = {
   N: slot(),
@@ -17,18 +19,8 @@ export const S = {
   MG: slot(),
   C: slot(),
   F: slot(),
-  D: slot(),
-  H: slot(),
-  W: slot(),
-  OD: slot(),
-  OH: slot(),
-  OW: slot(),
-  KD: slot(),
-  KH: slot(),
-  KW: slot(),
-  SD: slot(),
-  SH: slot(),
-  SW: slot(),
+  /** D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW. */
+  ...windowSlots(slot),
   DD: slot(),
   DH: slot(),
   DW: slot(),
@@ -118,4 +110,4 @@ export const S = {
   PLANES: slot(),
 } as const;
 
-export const PARAM_BYTES = Math.ceil((next * 4) / 64) * 64;
+export const PARAM_BYTES = slots.bytes;

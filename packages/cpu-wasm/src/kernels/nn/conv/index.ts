@@ -9,17 +9,14 @@
  * convolution's backwardWeight with the roles of data and output gradient swapped. Pooling has its
  * own module (pool-wasm.ts). float32 and float64; `req` write/add/null per output.
  */
-import { MXNetError } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType, TBlob } from '@mx/ops';
 import { OpReq } from '@mx/ops';
-import { type GemmType, gemmType } from '../../../gemm/dtype.js';
+import type { GemmType } from '../../../gemm/dtype.js';
 import type { GemmEngine } from '../../../gemm/engine.js';
 import type { CpuWasmRuntime } from '../../../runtime.js';
-import { type ConvGeom, ConvRunner, to3 } from './conv-run.js';
+import { type ConvGeom, ConvRunner } from './conv-run.js';
+import { CPU_WASM, elemType as checkedType, DTYPES, to3 } from './kernel-util.js';
 import { installPooling } from './pool-run.js';
-
-const CPU_WASM = 'cpu-wasm';
-const DTYPES = Object.freeze(['float32', 'float64'] as const);
 
 interface ConvAttrs extends Attrs {
   readonly kernel: readonly number[];
@@ -36,41 +33,38 @@ interface DeconvAttrs extends ConvAttrs {
   readonly target_shape: readonly number[];
 }
 
-function elemType(op: string, blobs: readonly TBlob<number>[]): GemmType {
-  const dt = (blobs[0] as TBlob<number>).dtype;
-  const t = gemmType(dt);
-  if (t === undefined || blobs.some((b) => b.dtype !== dt)) {
-    throw new MXNetError(
-      `${op} on cpu-wasm supports float32 and float64, got ${blobs.map((b) => b.dtype).join(', ')}`,
-      {
-        op,
-        dtypes: blobs.map((b) => b.dtype),
-        device: 'cpu-wasm',
-        hint: 'cast the inputs to float32 or float64 first (astype / Cast)',
-      },
-    );
-  }
-  return t;
-}
+const elemType = (op: string, blobs: readonly TBlob<number>[]): GemmType =>
+  checkedType(op, blobs, { device: CPU_WASM });
 
 const ones = (v: readonly number[], n: number): readonly number[] => (v.length ? v : Array(n).fill(1));
 const zeros = (v: readonly number[], n: number): readonly number[] => (v.length ? v : Array(n).fill(0));
 
-/** Convolution geometry of data (N, C, in...) → out (N, F, out...). */
-export function convGeom(p: ConvAttrs, data: readonly number[], out: readonly number[]): ConvGeom {
+/** The geometry of p's window from x (N, C, in...) to y (N, F, out...) for n images. */
+function windowGeom(
+  p: ConvAttrs,
+  n: number,
+  x: readonly number[],
+  y: readonly number[],
+  pad: readonly number[],
+): ConvGeom {
   const nd = p.kernel.length;
   return {
-    n: data[0] as number,
+    n,
     groups: p.num_group,
-    cg: (data[1] as number) / p.num_group,
-    mg: (out[1] as number) / p.num_group,
-    in: to3(data.slice(2), 1),
-    out: to3(out.slice(2), 1),
+    cg: (x[1] as number) / p.num_group,
+    mg: (y[1] as number) / p.num_group,
+    in: to3(x.slice(2), 1),
+    out: to3(y.slice(2), 1),
     kernel: to3(p.kernel, 1),
     stride: to3(ones(p.stride, nd), 1),
     dilate: to3(ones(p.dilate, nd), 1),
-    pad: to3(zeros(p.pad, nd), 0),
+    pad: to3(pad, 0),
   };
+}
+
+/** Convolution geometry of data (N, C, in...) → out (N, F, out...). */
+export function convGeom(p: ConvAttrs, data: readonly number[], out: readonly number[]): ConvGeom {
+  return windowGeom(p, data[0] as number, data, out, zeros(p.pad, p.kernel.length));
 }
 
 /** Deconvolution's pad per axis (MXNet InferPad: from target_shape when it is set). */
@@ -88,19 +82,7 @@ export function deconvPad(p: DeconvAttrs, inSpatial: readonly number[]): number[
 
 /** The convolution a Deconvolution is the transpose of: its input is data (N, C, in...)'s output y (N, F, out...). */
 export function deconvGeom(p: DeconvAttrs, data: readonly number[], y: readonly number[]): ConvGeom {
-  const nd = p.kernel.length;
-  return {
-    n: data[0] as number,
-    groups: p.num_group,
-    cg: (y[1] as number) / p.num_group,
-    mg: (data[1] as number) / p.num_group,
-    in: to3(y.slice(2), 1),
-    out: to3(data.slice(2), 1),
-    kernel: to3(p.kernel, 1),
-    stride: to3(ones(p.stride, nd), 1),
-    dilate: to3(ones(p.dilate, nd), 1),
-    pad: to3(deconvPad(p, data.slice(2)), 0),
-  };
+  return windowGeom(p, data[0] as number, y, data, deconvPad(p, data.slice(2)));
 }
 
 const prod = (s: readonly number[], from: number): number => s.slice(from).reduce((a, b) => a * b, 1);
@@ -110,6 +92,37 @@ const adds = (r: OpReqType | undefined): boolean => r === OpReq.add;
 export function installConvPool(registry: OpRegistry, rt: CpuWasmRuntime, gemm: GemmEngine): void {
   const conv = new ConvRunner(rt, gemm);
   const at = (b: TBlob<number>): number => rt.address(b);
+  /** db (+)= Σ over images and positions of dy (N, F, ...), per output channel. */
+  const biasGrad = (t: GemmType, dy: TBlob<number>, db: TBlob<number>, r: OpReqType | undefined): void => {
+    const [n, f] = dy.shape as [number, number];
+    conv.biasGrad(t, at(dy), n, f, prod(dy.shape, 2), at(db), adds(r));
+  };
+  /**
+   * The backward ops: inputs (dY, X, W), outputs (dX, dW, db), each gradient skipped for req null.
+   * Convolution and Deconvolution differ in their geometry and in which primitive computes dX and
+   * dW (see the header).
+   */
+  const registerBackward = <A extends ConvAttrs>(
+    op: string,
+    geomOf: (p: A, data: readonly number[], out: readonly number[]) => ConvGeom,
+    dataGrad: (t: GemmType, g: ConvGeom, dy: number, w: number, dx: number, add: boolean) => void,
+    weightGrad: (t: GemmType, g: ConvGeom, x: number, dy: number, dw: number, add: boolean) => void,
+  ): void =>
+    registry.registerKernel<A>(op, CPU_WASM, {
+      dtypes: DTYPES,
+      compute: (p, _ctx, inputs, req, outputs) => {
+        const [dy, x, w] = inputs as TBlob<number>[];
+        const [dx, dw, db] = outputs as TBlob<number>[];
+        const t = elemType(op, inputs as TBlob<number>[]);
+        const y = dy as TBlob<number>;
+        const g = geomOf(p, (x as TBlob<number>).shape, y.shape);
+        if (wants(req[0]))
+          dataGrad(t, g, at(y), at(w as TBlob<number>), at(dx as TBlob<number>), adds(req[0]));
+        if (wants(req[1]))
+          weightGrad(t, g, at(x as TBlob<number>), at(y), at(dw as TBlob<number>), adds(req[1]));
+        if (!p.no_bias && wants(req[2])) biasGrad(t, y, db as TBlob<number>, req[2]);
+      },
+    });
 
   registry.registerKernel<ConvAttrs>('Convolution', CPU_WASM, {
     dtypes: DTYPES,
@@ -131,31 +144,12 @@ export function installConvPool(registry: OpRegistry, rt: CpuWasmRuntime, gemm: 
     },
   });
 
-  registry.registerKernel<ConvAttrs>('_backward_Convolution', CPU_WASM, {
-    dtypes: DTYPES,
-    compute: (p, _ctx, inputs, req, outputs) => {
-      const [dy, x, w] = inputs as TBlob<number>[];
-      const [dx, dw, db] = outputs as TBlob<number>[];
-      const t = elemType('_backward_Convolution', inputs as TBlob<number>[]);
-      const y = dy as TBlob<number>;
-      const g = convGeom(p, (x as TBlob<number>).shape, y.shape);
-      if (wants(req[0]))
-        conv.backwardData(t, g, at(y), at(w as TBlob<number>), at(dx as TBlob<number>), adds(req[0]));
-      if (wants(req[1]))
-        conv.backwardWeight(t, g, at(x as TBlob<number>), at(y), at(dw as TBlob<number>), adds(req[1]));
-      if (!p.no_bias && wants(req[2])) {
-        conv.biasGrad(
-          t,
-          at(y),
-          y.shape[0] as number,
-          y.shape[1] as number,
-          prod(y.shape, 2),
-          at(db as TBlob<number>),
-          adds(req[2]),
-        );
-      }
-    },
-  });
+  registerBackward(
+    '_backward_Convolution',
+    convGeom,
+    (t, g, dy, w, dx, add) => conv.backwardData(t, g, dy, w, dx, add),
+    (t, g, x, dy, dw, add) => conv.backwardWeight(t, g, x, dy, dw, add),
+  );
 
   registry.registerKernel<DeconvAttrs>('Deconvolution', CPU_WASM, {
     dtypes: DTYPES,
@@ -177,31 +171,13 @@ export function installConvPool(registry: OpRegistry, rt: CpuWasmRuntime, gemm: 
     },
   });
 
-  registry.registerKernel<DeconvAttrs>('_backward_Deconvolution', CPU_WASM, {
-    dtypes: DTYPES,
-    compute: (p, _ctx, inputs, req, outputs) => {
-      const [dy, x, w] = inputs as TBlob<number>[];
-      const [dx, dw, db] = outputs as TBlob<number>[];
-      const t = elemType('_backward_Deconvolution', inputs as TBlob<number>[]);
-      const y = dy as TBlob<number>;
-      const g = deconvGeom(p, (x as TBlob<number>).shape, y.shape);
-      if (wants(req[0]))
-        conv.forward(t, g, at(y), at(w as TBlob<number>), null, at(dx as TBlob<number>), adds(req[0]));
-      if (wants(req[1]))
-        conv.backwardWeight(t, g, at(y), at(x as TBlob<number>), at(dw as TBlob<number>), adds(req[1]));
-      if (!p.no_bias && wants(req[2])) {
-        conv.biasGrad(
-          t,
-          at(y),
-          y.shape[0] as number,
-          y.shape[1] as number,
-          prod(y.shape, 2),
-          at(db as TBlob<number>),
-          adds(req[2]),
-        );
-      }
-    },
-  });
+  // The transpose: dX is the convolution's forward of dY, dW its weight gradient with X and dY swapped.
+  registerBackward(
+    '_backward_Deconvolution',
+    deconvGeom,
+    (t, g, dy, w, dx, add) => conv.forward(t, g, dy, w, null, dx, add),
+    (t, g, x, dy, dw, add) => conv.backwardWeight(t, g, dy, x, dw, add),
+  );
 
   installPooling(registry, rt);
 }

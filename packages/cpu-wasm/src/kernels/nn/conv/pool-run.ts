@@ -7,12 +7,14 @@
 import { MXNetError } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType, TBlob } from '@mx/ops';
 import { OpReq } from '@mx/ops';
-import { type GemmType, gemmType } from '../../../gemm/dtype.js';
+import type { GemmType } from '../../../gemm/dtype.js';
 import { type ChunkRunner, INLINE_RUNNER } from '../../../gemm/gemm.js';
 import type { CpuWasmRuntime } from '../../../runtime.js';
 import { poolOf } from '../../../threads/index.js';
-import { to3 } from './conv-run.js';
-import { buildPoolModule, POOL_PARAM_BYTES, type PoolKind, Q } from './pool-wasm.js';
+import { CPU_WASM, DTYPES, elemType, to3 } from './kernel-util.js';
+import { POOL_PARAM_BYTES, type PoolKind, Q } from './pool-params.js';
+import { buildPoolModule } from './pool-wasm.js';
+import { setAxes, setWindow, type Window3 } from './slots.js';
 
 interface PoolAttrs extends Attrs {
   readonly kernel: readonly number[];
@@ -25,8 +27,6 @@ interface PoolAttrs extends Attrs {
   readonly layout: string | null;
 }
 
-const CPU_WASM = 'cpu-wasm';
-const DTYPES = Object.freeze(['float32', 'float64'] as const);
 /** Inputs smaller than this (elements × window) run on the calling thread. */
 const MIN_PARALLEL_WORK = 1 << 16;
 
@@ -35,13 +35,10 @@ function kindOf(p: PoolAttrs): PoolKind {
   return p.p_value === 2 ? 'lp2' : p.p_value === 3 ? 'lp3' : 'sum';
 }
 
-interface PoolGeom {
+/** Images, channels, the window (extents, kernel, stride), pad [d, h, w] and the layout. */
+interface PoolGeom extends Window3 {
   readonly n: number;
   readonly ch: number;
-  readonly in: readonly [number, number, number];
-  readonly out: readonly [number, number, number];
-  readonly kernel: readonly [number, number, number];
-  readonly stride: readonly [number, number, number];
   readonly pad: readonly [number, number, number];
   readonly channelLast: boolean;
 }
@@ -64,22 +61,6 @@ function geometry(p: PoolAttrs, data: readonly number[], out: readonly number[])
     pad: to3(pd, 0),
     channelLast,
   };
-}
-
-function elemType(op: string, blobs: readonly TBlob<number>[]): GemmType {
-  const dt = (blobs[0] as TBlob<number>).dtype;
-  const t = gemmType(dt);
-  if (t === undefined || blobs.some((b) => b.dtype !== dt)) {
-    throw new MXNetError(
-      `${op} on cpu-wasm supports float32 and float64, got ${blobs.map((b) => b.dtype).join(', ')}`,
-      {
-        op,
-        dtypes: blobs.map((b) => b.dtype),
-        hint: 'cast the inputs to float32 or float64 first (astype / Cast)',
-      },
-    );
-  }
-  return t;
 }
 
 export class PoolRunner {
@@ -119,21 +100,8 @@ export class PoolRunner {
       const [d, h, w] = g.in;
       const [od, oh, ow] = g.out;
       v[Q.CH] = g.ch;
-      [Q.D, Q.H, Q.W].forEach((s, i) => {
-        v[s] = g.in[i] as number;
-      });
-      [Q.OD, Q.OH, Q.OW].forEach((s, i) => {
-        v[s] = g.out[i] as number;
-      });
-      [Q.KD, Q.KH, Q.KW].forEach((s, i) => {
-        v[s] = g.kernel[i] as number;
-      });
-      [Q.SD, Q.SH, Q.SW].forEach((s, i) => {
-        v[s] = g.stride[i] as number;
-      });
-      [Q.PD, Q.PH, Q.PW].forEach((s, i) => {
-        v[s] = g.pad[i] as number;
-      });
+      setWindow(v, Q, g);
+      setAxes(v, [Q.PD, Q.PH, Q.PW], g.pad);
       const strides = (ext: readonly number[], cl: boolean) => {
         const [, eh, ew] = ext as [number, number, number];
         const unit = cl ? g.ch : 1;
