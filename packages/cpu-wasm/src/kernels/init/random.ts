@@ -29,12 +29,12 @@ const INTS: ReadonlySet<DTypeName> = new Set(['int32', 'int64']);
 const TWO_POW_32 = 2 ** 32;
 
 /** What the kernels need from a generator bank (ParallelRandomResource) or one generator (RandomResource). */
-interface StreamBank {
+export interface StreamBank {
   readonly numStreams: number;
   stream(j: number): Uint32Generator;
 }
 
-function streamsOf(op: string, ctx: OpContext): StreamBank {
+export function streamsOf(op: string, ctx: OpContext): StreamBank {
   const r = ctx.requested[0] as Partial<StreamBank & { generator: Uint32Generator }> | undefined;
   if (r && typeof r.stream === 'function' && typeof r.numStreams === 'number') return r as StreamBank;
   if (r?.generator && typeof r.generator.nextUint32 === 'function') {
@@ -49,7 +49,7 @@ function streamsOf(op: string, ctx: OpContext): StreamBank {
 }
 
 /** Run `fill(gen, begin, end)` over MXNet's LaunchRNG chunks. */
-function forChunks(
+export function forChunks(
   bank: StreamBank,
   n: number,
   fill: (gen: Uint32Generator, begin: number, end: number) => void,

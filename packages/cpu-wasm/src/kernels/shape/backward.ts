@@ -22,6 +22,7 @@ import { dtypeError, fillDense, readIndices } from './dtype-bits.js';
 import { takeWindow } from './join.js';
 import { addr, BACKEND, type Blob, copyBlob, defineKernel } from './kernel-util.js';
 import { sliceStart } from './layout.js';
+import { padSlabs } from './pad.js';
 import { copyStrided, dense, denseStrides } from './strided-copy.js';
 
 type OptIdx = readonly (number | null)[];
@@ -146,38 +147,10 @@ function padBackward(
     });
   try {
     copyStrided(rt, og.dtype, [og.size], dense(addr(rt, og), [og.size]), dense(tmp, [og.size]), OpReq.write);
-    const at = (idx: readonly number[]) =>
-      tmp + idx.reduce((acc, v, i) => acc + v * (ost[i] as number), 0) * bytes;
-    for (let k = n - 1; k >= 0; k--) {
-      const len = out.shape[k] as number;
-      const lo = pw[2 * k] as number;
-      const hi = pw[2 * k + 1] as number;
-      if (lo + hi === 0) continue;
-      // The forward's slab of axis k: full range on axes < k, interior on axes > k.
-      const shape = og.shape.map((d, i) => (i < k ? d : (out.shape[i] as number)));
-      const origin = before.map((b, i) => (i < k ? 0 : b));
-      if (shape.some((d, i) => i !== k && d === 0)) continue;
-      const sk = ost[k] as number;
+    padSlabs(rt, og.dtype, og.shape, out.shape, pw, tmp, true, (lo, len, hi, rows) => {
       // Add `count` rows starting at `from` (step `step`) into rows starting at `to` (step 1).
-      const fold = (from: number, step: number, to: number, count: number) => {
-        if (count === 0) return;
-        const src = [...origin];
-        src[k] = from;
-        const dst = [...origin];
-        dst[k] = to;
-        const sh = [...shape];
-        sh[k] = count;
-        const sst = [...ost];
-        sst[k] = step * sk;
-        copyStrided(
-          rt,
-          og.dtype,
-          sh,
-          { addr: at(src), strides: sst },
-          { addr: at(dst), strides: ost },
-          OpReq.add,
-        );
-      };
+      const fold = (from: number, step: number, to: number, count: number) =>
+        rows(from, step, to, count, OpReq.add);
       if (mode === 'edge') {
         // Every border row was a copy of the edge row: add them one by one.
         for (let r = 0; r < lo; r++) fold(r, 1, lo, 1);
@@ -187,7 +160,7 @@ function padBackward(
         fold(lo - 1, -1, lo + 1, lo);
         if (hi > 0) fold(lo + len + hi - 1, -1, lo + len - 1 - hi, hi);
       }
-    }
+    });
     copyOut(tmp);
   } finally {
     alloc.free(tmp, total);

@@ -8,6 +8,7 @@
  * diag extracts a diagonal as one view with stride (s1 + s2), and builds a matrix from a vector
  * by zero-filling and copying the vector with stride n + 1.
  */
+import type { DTypeName } from '@mx/base';
 import { type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
 import type { CpuWasmRuntime } from '../../runtime.js';
 import { fillDense } from './dtype-bits.js';
@@ -15,6 +16,58 @@ import { addr, type Blob, defineKernel, withTarget } from './kernel-util.js';
 import { copyStrided, dense, denseStrides } from './strided-copy.js';
 
 const WRITE: OpReqType = OpReq.write;
+
+/**
+ * Copies `count` rows of axis k starting at row `from` (stepping `step`, possibly 0 or -1) onto
+ * rows starting at `to` (stepping 1), within the axis-k slab, with `req` (write or add).
+ */
+export type SlabRows = (from: number, step: number, to: number, count: number, req: OpReqType) => void;
+
+/**
+ * Visit Pad's border slabs of a dense padded array at `base` (shape `padded`, interior `inner`,
+ * MXNet `pad_width`): for each padded axis k — ascending as the forward fills them, or descending
+ * for the gradient, which undoes them — the slab spans the full range on axes < k and the interior
+ * on axes > k, and `visit` moves rows within it.
+ */
+export function padSlabs(
+  rt: CpuWasmRuntime,
+  dtype: DTypeName,
+  padded: readonly number[],
+  inner: readonly number[],
+  pw: readonly number[],
+  base: number,
+  descending: boolean,
+  visit: (lo: number, len: number, hi: number, rows: SlabRows) => void,
+): void {
+  const n = inner.length;
+  const bytes = rt.itemSize(dtype);
+  const ost = denseStrides(padded);
+  const at = (idx: readonly number[]) =>
+    base + idx.reduce((acc, v, i) => acc + v * (ost[i] as number), 0) * bytes;
+  for (let j = 0; j < n; j++) {
+    const k = descending ? n - 1 - j : j;
+    const len = inner[k] as number;
+    const lo = pw[2 * k] as number;
+    const hi = pw[2 * k + 1] as number;
+    if (lo + hi === 0) continue;
+    const shape = padded.map((d, i) => (i < k ? d : (inner[i] as number)));
+    const origin = Array.from({ length: n }, (_, i) => (i < k ? 0 : (pw[2 * i] as number)));
+    if (shape.some((d, i) => i !== k && d === 0)) continue;
+    const sk = ost[k] as number;
+    visit(lo, len, hi, (from, step, to, count, req) => {
+      if (count === 0) return;
+      const src = [...origin];
+      src[k] = from;
+      const dst = [...origin];
+      dst[k] = to;
+      const sh = [...shape];
+      sh[k] = count;
+      const sst = [...ost];
+      sst[k] = step * sk;
+      copyStrided(rt, dtype, sh, { addr: at(src), strides: sst }, { addr: at(dst), strides: ost }, req);
+    });
+  }
+}
 
 function padInto(
   rt: CpuWasmRuntime,
@@ -42,35 +95,9 @@ function padInto(
       WRITE,
     );
   if (mode === 'constant') return;
-  for (let k = 0; k < n; k++) {
-    const len = src.shape[k] as number;
-    const lo = pw[2 * k] as number;
-    const hi = pw[2 * k + 1] as number;
-    if (lo + hi === 0) continue;
-    // Slab: full range on axes < k, interior on axes > k.
-    const shape = t.shape.map((d, i) => (i < k ? d : (src.shape[i] as number)));
-    const origin = before.map((b, i) => (i < k ? 0 : b));
-    if (shape.some((d, i) => i !== k && d === 0)) continue;
-    const sk = ost[k] as number;
-    const region = (start: number, count: number, from: number, step: number) => {
-      if (count === 0) return;
-      const dstIdx = [...origin];
-      dstIdx[k] = start;
-      const srcIdx = [...origin];
-      srcIdx[k] = from;
-      const sh = [...shape];
-      sh[k] = count;
-      const sst = [...ost];
-      sst[k] = step * sk;
-      copyStrided(
-        rt,
-        t.dtype,
-        sh,
-        { addr: at(srcIdx), strides: sst },
-        { addr: at(dstIdx), strides: ost },
-        WRITE,
-      );
-    };
+  padSlabs(rt, t.dtype, t.shape, src.shape, pw, base, false, (lo, len, hi, rows) => {
+    const region = (start: number, count: number, from: number, step: number) =>
+      rows(from, step, start, count, WRITE);
     if (mode === 'edge') {
       region(0, lo, lo, 0);
       region(lo + len, hi, lo + len - 1, 0);
@@ -79,7 +106,7 @@ function padInto(
       region(0, lo, 2 * lo, -1);
       region(lo + len, hi, lo + len - 2, -1);
     }
-  }
+  });
 }
 
 export function installPad(registry: OpRegistry, rt: CpuWasmRuntime): void {

@@ -17,7 +17,7 @@
  */
 import { MXNetError, type Shape } from '@mx/base';
 import type { ShapeSlots } from '../../../op-def.js';
-import { P, type ParamsOf } from '../../../params.js';
+import { P, type ParamSchema, type ParamsOf } from '../../../params.js';
 import type { OpRegistry } from '../../../registry.js';
 import {
   assignSlot,
@@ -250,41 +250,60 @@ export function backwardShape(
   return inShapes.slice(0, n + 1).every(known) && outShapes.slice(0, n).every(known);
 }
 
-export function registerConvolution(registry: OpRegistry): void {
+/** What differs between Convolution and Deconvolution's op pair (forward + `_backward_*`). */
+export interface ConvLikeSpec<S extends ParamSchema> {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly doc: string;
+  readonly params: S;
+  readonly shape: (op: string, p: ParamsOf<S>, inShapes: ShapeSlots, outShapes: ShapeSlots) => boolean;
+}
+
+/**
+ * Define a convolution-like op (inputs data, weight, optional bias) and its `_backward_<name>`
+ * ([ograd, data, weight, (bias)] → gradients of each), whose shapes come from the forward's.
+ */
+export function defineConvLike<S extends ParamSchema>(registry: OpRegistry, spec: ConvLikeSpec<S>): void {
+  const { name, shape } = spec;
+  const back = `_backward_${name}`;
+  const noBias = (p: ParamsOf<S>) => (p as { no_bias: boolean }).no_bias;
   registry.define({
-    name: 'Convolution',
-    aliases: ['_npx_convolution'],
-    doc: 'N-D convolution (cross-correlation) of (N, C, spatial...) data with (num_filter, C/num_group, kernel...) weights, plus bias.',
-    params: convolutionParams,
-    numInputs: (p) => (p.no_bias ? 2 : 3),
-    listInputNames: (p) => (p.no_bias ? ['data', 'weight'] : ['data', 'weight', 'bias']),
-    inferShape: (p, i, o) => convolutionShape('Convolution', p, i, o),
+    name,
+    aliases: spec.aliases,
+    doc: spec.doc,
+    params: spec.params,
+    numInputs: (p) => (noBias(p) ? 2 : 3),
+    listInputNames: (p) => (noBias(p) ? ['data', 'weight'] : ['data', 'weight', 'bias']),
+    inferShape: (p, i, o) => shape(name, p, i, o),
     gradient: {
       inputs: 'all',
       outputs: 'none',
       build: (g, p) => {
         const ins = [g.ograd(0), g.input(0), g.input(1)];
-        if (!p.no_bias) ins.push(g.input(2));
-        return g.op('_backward_Convolution', ins, p);
+        if (!noBias(p)) ins.push(g.input(2));
+        return g.op(back, ins, p);
       },
     },
   });
   registry.define({
-    name: '_backward_Convolution',
-    doc: 'Gradients of Convolution: [ograd, data, weight, (bias)] → [data grad, weight grad, (bias grad)].',
-    params: convolutionParams,
-    numInputs: (p) => (p.no_bias ? 3 : 4),
-    numOutputs: (p) => (p.no_bias ? 2 : 3),
-    listInputNames: (p) => (p.no_bias ? ['ograd', 'data', 'weight'] : ['ograd', 'data', 'weight', 'bias']),
+    name: back,
+    doc: `Gradients of ${name}: [ograd, data, weight, (bias)] → [data grad, weight grad, (bias grad)].`,
+    params: spec.params,
+    numInputs: (p) => (noBias(p) ? 3 : 4),
+    numOutputs: (p) => (noBias(p) ? 2 : 3),
+    listInputNames: (p) => (noBias(p) ? ['ograd', 'data', 'weight'] : ['ograd', 'data', 'weight', 'bias']),
     isBackward: true,
     inferShape: (p, i, o) =>
-      backwardShape(
-        '_backward_Convolution',
-        p,
-        (fi, fo) => convolutionShape('_backward_Convolution', p, fi, fo),
-        p.no_bias,
-        i,
-        o,
-      ),
+      backwardShape(back, p as ParamView, (fi, fo) => shape(back, p, fi, fo), noBias(p), i, o),
+  });
+}
+
+export function registerConvolution(registry: OpRegistry): void {
+  defineConvLike(registry, {
+    name: 'Convolution',
+    aliases: ['_npx_convolution'],
+    doc: 'N-D convolution (cross-correlation) of (N, C, spatial...) data with (num_filter, C/num_group, kernel...) weights, plus bias.',
+    params: convolutionParams,
+    shape: convolutionShape,
   });
 }

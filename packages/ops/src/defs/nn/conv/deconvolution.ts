@@ -14,7 +14,7 @@ import type { ShapeSlots } from '../../../op-def.js';
 import { P, type ParamsOf } from '../../../params.js';
 import type { OpRegistry } from '../../../registry.js';
 import { assignSlot, CONV_LAYOUTS, checkMin, fmt, known, type ParamView, perAxis } from './common.js';
-import { backwardShape, checkData, convGeometry } from './convolution.js';
+import { checkData, convGeometry, defineConvLike } from './convolution.js';
 
 export const deconvolutionParams = {
   kernel: P.shape({
@@ -133,40 +133,11 @@ export function deconvolutionShape(
 }
 
 export function registerDeconvolution(registry: OpRegistry): void {
-  registry.define({
+  defineConvLike(registry, {
     name: 'Deconvolution',
     aliases: ['_npx_deconvolution'],
     doc: 'Transposed convolution (the data gradient of Convolution): (N, C, in...) data, (C, num_filter/num_group, kernel...) weight.',
     params: deconvolutionParams,
-    numInputs: (p) => (p.no_bias ? 2 : 3),
-    listInputNames: (p) => (p.no_bias ? ['data', 'weight'] : ['data', 'weight', 'bias']),
-    inferShape: (p, i, o) => deconvolutionShape('Deconvolution', p, i, o),
-    gradient: {
-      inputs: 'all',
-      outputs: 'none',
-      build: (g, p) => {
-        const ins = [g.ograd(0), g.input(0), g.input(1)];
-        if (!p.no_bias) ins.push(g.input(2));
-        return g.op('_backward_Deconvolution', ins, p);
-      },
-    },
-  });
-  registry.define({
-    name: '_backward_Deconvolution',
-    doc: 'Gradients of Deconvolution: [ograd, data, weight, (bias)] → [data grad, weight grad, (bias grad)].',
-    params: deconvolutionParams,
-    numInputs: (p) => (p.no_bias ? 3 : 4),
-    numOutputs: (p) => (p.no_bias ? 2 : 3),
-    listInputNames: (p) => (p.no_bias ? ['ograd', 'data', 'weight'] : ['ograd', 'data', 'weight', 'bias']),
-    isBackward: true,
-    inferShape: (p, i, o) =>
-      backwardShape(
-        '_backward_Deconvolution',
-        p as ParamView,
-        (fi, fo) => deconvolutionShape('_backward_Deconvolution', p, fi, fo),
-        p.no_bias,
-        i,
-        o,
-      ),
+    shape: deconvolutionShape,
   });
 }

@@ -5,6 +5,7 @@
  * input shapes, with a hint of what to change.
  */
 import { type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
+import type { GradientDef } from '../../../gradient.js';
 import { mergeShape } from '../../../infer.js';
 import type { ShapeSlots, TypeSlots } from '../../../op-def.js';
 
@@ -117,4 +118,23 @@ export function prod(dims: readonly number[]): number {
   let n = 1;
   for (const d of dims) n *= d;
   return n;
+}
+
+/**
+ * The gradient of a norm whose hidden outputs 1 and 2 are its statistics (LayerNorm, GroupNorm):
+ * `backward(ograd, data, gamma, mean, std)` → gradients of data, gamma and beta.
+ */
+export function statsGradient(backward: string): GradientDef {
+  return {
+    inputs: [0, 1],
+    outputs: [1, 2],
+    build(g, attrs) {
+      const [dData, dGamma, dBeta] = g.op(
+        backward,
+        [g.ograd(0), g.input(0), g.input(1), g.output(1), g.output(2)],
+        attrs,
+      );
+      return [dData ?? null, dGamma ?? null, dBeta ?? null];
+    },
+  };
 }

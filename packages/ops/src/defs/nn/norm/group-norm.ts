@@ -17,7 +17,7 @@ import type { Shape } from '@mx/base';
 import type { ShapeSlots } from '../../../op-def.js';
 import { P } from '../../../params.js';
 import type { OpRegistry } from '../../../registry.js';
-import { assignSlot, floatElemwiseType, normError } from './common.js';
+import { assignSlot, floatElemwiseType, normError, statsGradient } from './common.js';
 
 export const GROUP_NORM_PARAMS = {
   num_groups: P.int({ default: 1, doc: 'Total number of groups.' }),
@@ -132,18 +132,7 @@ export function registerGroupNorm(registry: OpRegistry): void {
         ['output', 'mean', 'std'],
       ),
     inferType: (attrs, inTypes, outTypes) => floatElemwiseType('GroupNorm', attrs, inTypes, outTypes),
-    gradient: {
-      inputs: [0, 1],
-      outputs: [1, 2],
-      build(g, attrs) {
-        const [dData, dGamma, dBeta] = g.op(
-          '_backward_GroupNorm',
-          [g.ograd(0), g.input(0), g.input(1), g.output(1), g.output(2)],
-          attrs,
-        );
-        return [dData ?? null, dGamma ?? null, dBeta ?? null];
-      },
-    },
+    gradient: statsGradient('_backward_GroupNorm'),
   });
 
   registry.define({

@@ -11,7 +11,7 @@
 import type { ShapeSlots } from '../../../op-def.js';
 import { P } from '../../../params.js';
 import type { OpRegistry } from '../../../registry.js';
-import { assignSlot, channelAxis, floatElemwiseType } from './common.js';
+import { assignSlot, channelAxis, floatElemwiseType, statsGradient } from './common.js';
 
 export const LAYER_NORM_PARAMS = {
   axis: P.int({
@@ -93,18 +93,7 @@ export function registerLayerNorm(registry: OpRegistry): void {
         false,
       ),
     inferType: (attrs, inTypes, outTypes) => floatElemwiseType('LayerNorm', attrs, inTypes, outTypes),
-    gradient: {
-      inputs: [0, 1],
-      outputs: [1, 2],
-      build(g, attrs) {
-        const [dData, dGamma, dBeta] = g.op(
-          '_backward_LayerNorm',
-          [g.ograd(0), g.input(0), g.input(1), g.output(1), g.output(2)],
-          attrs,
-        );
-        return [dData ?? null, dGamma ?? null, dBeta ?? null];
-      },
-    },
+    gradient: statsGradient('_backward_LayerNorm'),
   });
 
   registry.define({
