@@ -297,9 +297,10 @@ export class Runtime implements ChunkOwner {
   ): NDArray[] {
     if (op.def.crossDeviceCopy) return this.invoke(op, inputs, params, options);
     const ag = this.autograd;
-    const isTrain = options.isTrain ?? ag.isTraining;
+    const mode = ag.mode();
+    const isTrain = options.isTrain ?? mode.training;
     const { outputs, attrs } = invokeOp(this, op, inputs, params, options, isTrain);
-    if (ag.isRecording) ag.recordIfNeeded(op, attrs, inputs, outputs, isTrain);
+    if (mode.recording) ag.recordIfNeeded(op, attrs, inputs, outputs, isTrain);
     return outputs;
   }
 

@@ -56,12 +56,17 @@ export class Autograd {
     return this.#als?.getStore() ?? this.#global;
   }
 
+  /** @internal The current mode (one lookup for both flags on the invoke path). */
+  mode(): Readonly<AutogradMode> {
+    return this.#mode();
+  }
+
   get isRecording(): boolean {
-    return this.#mode().recording;
+    return this.mode().recording;
   }
 
   get isTraining(): boolean {
-    return this.#mode().training;
+    return this.mode().training;
   }
 
   /** MXNet `set_recording`: set the flag in the current context; returns the previous value. */
