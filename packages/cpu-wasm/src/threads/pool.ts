@@ -172,12 +172,16 @@ export class WorkerPool implements KernelThreads {
     const seq = (this.#seq + 1) | 0;
     this.#seq = seq;
     const tag = seq & K.TAG_MASK;
-    ctl[K.C_MODULE] = entry.id;
-    ctl[K.C_EXPORT] = entry.exports.indexOf(exportName);
-    ctl[K.C_TOTAL] = total;
-    ctl[K.C_LIMIT] = threads;
-    ctl[K.C_ERROR] = 0;
-    for (let i = 0; i < K.MAX_ARGS; i++) ctl[K.C_ARGS + i] = args[i] ?? 0;
+    // Close the previous job's claim word first: a worker that read its SEQ late may be reading
+    // these fields right now, and must not find the old tag in NEXT once any of them has changed
+    // (it would claim an index of the old job and run it with the new job's fields).
+    Atomics.store(ctl, K.C_NEXT, (tag << K.INDEX_BITS) | K.INDEX_MASK);
+    Atomics.store(ctl, K.C_MODULE, entry.id);
+    Atomics.store(ctl, K.C_EXPORT, entry.exports.indexOf(exportName));
+    Atomics.store(ctl, K.C_TOTAL, total);
+    Atomics.store(ctl, K.C_LIMIT, threads);
+    Atomics.store(ctl, K.C_ERROR, 0);
+    for (let i = 0; i < K.MAX_ARGS; i++) Atomics.store(ctl, K.C_ARGS + i, args[i] ?? 0);
     Atomics.store(ctl, K.C_FINISHED, 0);
     Atomics.store(ctl, K.C_NEXT, tag << K.INDEX_BITS);
     Atomics.store(ctl, K.C_SEQ, seq);

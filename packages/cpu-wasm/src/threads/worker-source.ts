@@ -26,8 +26,8 @@ function runJob(seq) {
   if (thread >= Atomics.load(ctl, C_LIMIT)) return true;
   const fn = fns[Atomics.load(ctl, C_EXPORT)];
   const total = Atomics.load(ctl, C_TOTAL);
-  const a0 = ctl[C_ARGS], a1 = ctl[C_ARGS + 1], a2 = ctl[C_ARGS + 2], a3 = ctl[C_ARGS + 3];
-  const a4 = ctl[C_ARGS + 4], a5 = ctl[C_ARGS + 5], a6 = ctl[C_ARGS + 6], a7 = ctl[C_ARGS + 7];
+  const a = (i) => Atomics.load(ctl, C_ARGS + i);
+  const a0 = a(0), a1 = a(1), a2 = a(2), a3 = a(3), a4 = a(4), a5 = a(5), a6 = a(6), a7 = a(7);
   const tag = seq & TAG_MASK;
   for (;;) {
     const v = Atomics.load(ctl, C_NEXT);
