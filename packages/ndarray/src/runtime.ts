@@ -186,6 +186,19 @@ export class Runtime implements ChunkOwner {
     }
     checkShape(shape, 'array shape', false);
     const bytes = shapeSize(shape) * DType[dtype].bytes;
+    backend.checkAvailable?.(ctx, 'empty');
+    if (bytes > backend.capabilities.maxBufferBytes) {
+      throw new MXNetError(
+        `an array of ${dtype} ${shapeToString(shape)} needs ${bytes} bytes, over ${ctx}'s largest buffer (${backend.capabilities.maxBufferBytes} bytes on ${backend.name})`,
+        {
+          op: 'empty',
+          shapes: [shape],
+          dtypes: [dtype],
+          device: ctx.toString(),
+          hint: 'split the array (e.g. a smaller batch) or keep it on another device',
+        },
+      );
+    }
     const handle = bytes === 0 ? null : this.storage.alloc(bytes, ctx, { name: 'ndarray' });
     const chunk = new Chunk(this, handle, this.engine.newVariable(), ctx, backend, bytes);
     this.#chunks++;

@@ -41,6 +41,11 @@ export interface Backend<P = unknown> {
   read(src: TBlob<P>): Promise<StorageArray>;
   /** Copy between two blobs of this backend (same dtype and size; may be different devices of it). */
   copy(dst: TBlob<P>, src: TBlob<P>): void;
+  /**
+   * Optional: throw an MXNetError when `ctx` cannot be used now (a lost GPU device), so the NDArray
+   * layer reports the cause before allocating instead of a generic allocation failure.
+   */
+  checkAvailable?(ctx: Context, op: string): void;
   /** Release everything the backend holds (workers, device). */
   dispose(): void;
 }

@@ -1,0 +1,10 @@
+/**
+ * The nn/layers family on webgpu (placeholder: no kernels yet; see left-out.ts).
+ */
+import type { OpRegistry } from '@mx/ops';
+import type { GpuHost } from '../../../kernel.js';
+
+export function installLayers(registry: OpRegistry, gpu: GpuHost): void {
+  void registry;
+  void gpu;
+}
