@@ -180,3 +180,21 @@ d('webgpu backend: registry without a device', () => {
     expect(() => describeWebGpuKernels(reg)).not.toThrow();
   });
 });
+
+d('webgpu backend: shader warm-up', () => {
+  it('replays the shaders of one runtime into a fresh one before first use', async () => {
+    const { nd } = E.runtime;
+    const x = nd.array([1, 1, 1, 1, 1], { dtype: 'bool', ctx: GPU });
+    x.slice(1, 4).set([0, 0, 0]); // compiles the byte-copy shader
+    expect(nums(await x.data())).toEqual([1, 0, 0, 0, 1]);
+    const shaders = E.backend.shaders();
+    expect(shaders.length).toBeGreaterThan(0);
+    const fresh = await createWebGpuBackend();
+    const before = fresh.rt.pipelineCount;
+    expect(await fresh.warmUp(shaders)).toEqual([]);
+    expect(fresh.rt.pipelineCount).toBe(before + shaders.length);
+    expect(await fresh.warmUp([{ key: 'bad', source: 'fn main( {', paramWords: 4 }])).toEqual(['bad']);
+    fresh.dispose();
+    x.dispose();
+  });
+});

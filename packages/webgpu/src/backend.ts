@@ -16,7 +16,7 @@ import { type AcquireOptions, acquireDevice } from './device.js';
 import type { GpuHost } from './kernel.js';
 import { copyBytes } from './kernels/copy/bytes.js';
 import { installFamilies } from './kernels/index.js';
-import { WebGpuRuntime } from './runtime.js';
+import { type ShaderSource, WebGpuRuntime } from './runtime.js';
 
 export const WEBGPU = 'webgpu';
 
@@ -150,6 +150,21 @@ export class WebGpuBackend implements Backend<GPUBuffer>, GpuHost {
     copyBytes(rt, tmp, 0, src.ptr, src.byteOffset, n);
     copyBytes(rt, dst.ptr, dst.byteOffset, tmp, 0, n);
     rt.release(tmp);
+  }
+
+  /** Shaders compiled so far, for `warmUp` at a later start (see WebGpuRuntime.shaders). */
+  shaders(): ShaderSource[] {
+    return this.rt.shaders();
+  }
+
+  /** Compile these shaders now, in parallel, instead of at first use; resolves with keys that failed. */
+  warmUp(shaders: readonly ShaderSource[]): Promise<string[]> {
+    return this.rt.warmUp(shaders);
+  }
+
+  /** Wait until the device has finished all work submitted so far. */
+  sync(): Promise<void> {
+    return this.rt.sync();
   }
 
   /** Submit pending work and release the device. */

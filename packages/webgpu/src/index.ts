@@ -13,7 +13,8 @@ export {
 } from './backend.js';
 export { type AcquireOptions, acquireDevice, findGpu } from './device.js';
 export { type GpuBlob, type GpuCompute, type GpuHost, gpuKernel } from './kernel.js';
-export { grid1d, type PipelineEntry, WebGpuRuntime } from './runtime.js';
+export { WEBGPU_LEFT_OUT } from './kernels/index.js';
+export { grid1d, type PipelineEntry, type ShaderSource, WebGpuRuntime } from './runtime.js';
 export {
   type Bindings,
   bindBlobs,

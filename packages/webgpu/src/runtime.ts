@@ -42,6 +42,13 @@ export interface PipelineEntry {
   readonly paramWords: number;
 }
 
+/** A compiled shader as the warm-up API stores and replays it. */
+export interface ShaderSource {
+  readonly key: string;
+  readonly source: string;
+  readonly paramWords: number;
+}
+
 /** Workgroup counts for `n` invocations of `wg` threads: x ≤ 65535, overflow into y. */
 export function grid1d(n: number, wg: number, maxPerDim = 65535): [number, number, number] {
   const groups = Math.max(1, Math.ceil(n / wg));
@@ -56,6 +63,7 @@ export class WebGpuRuntime {
   /** `shader-f16` is enabled: float16 arrays compute. */
   readonly f16: boolean;
   readonly #pipelines = new Map<string, PipelineEntry>();
+  readonly #sources = new Map<string, ShaderSource>();
   #encoder: GPUCommandEncoder | null = null;
   #pass: GPUComputePassEncoder | null = null;
   #dispatches = 0;
@@ -142,6 +150,7 @@ export class WebGpuRuntime {
       });
       e = { key, pipeline, validated: false, paramWords: Math.max(4, Math.ceil(paramWords / 4) * 4) };
       this.#pipelines.set(key, e);
+      this.#sources.set(key, { key, source: code, paramWords });
       this.stats.pipelines++;
     }
     if (e.broken !== undefined) {
@@ -159,8 +168,19 @@ export class WebGpuRuntime {
     return e;
   }
 
-  /** Compile pipelines ahead of use (shader warm-up); resolves with the keys that failed. */
-  async warmUp(items: readonly { key: string; source: string; paramWords: number }[]): Promise<string[]> {
+  /**
+   * Every shader compiled so far that did not fail (key, WGSL, uniform words): save it (e.g. as JSON) after a first
+   * run and pass it to `warmUp` at the next start, so compiling happens up front and in parallel.
+   */
+  shaders(): ShaderSource[] {
+    return [...this.#sources.values()].filter((s) => this.#pipelines.get(s.key)?.broken === undefined);
+  }
+
+  /**
+   * Compile pipelines ahead of use (shader warm-up, `createComputePipelineAsync`); resolves with
+   * the keys that failed to compile (those are compiled, and reported, again on first use).
+   */
+  async warmUp(items: readonly ShaderSource[]): Promise<string[]> {
     const failed: string[] = [];
     await Promise.all(
       items.map(async ({ key, source, paramWords }) => {
@@ -173,6 +193,7 @@ export class WebGpuRuntime {
             label: key,
           });
           if (!this.#pipelines.has(key)) {
+            this.#sources.set(key, { key, source, paramWords });
             this.#pipelines.set(key, {
               key,
               pipeline,
