@@ -11,7 +11,7 @@
  * Writes move raw elements by width, so every storable dtype works and no bit pattern changes;
  * `add` uses the dtype's arithmetic (bool as or; float16/bfloat16 in JS through float32).
  */
-import { DType, type DTypeName } from '@mx/base';
+import { DType, type DTypeName, MXNetError } from '@mx/base';
 import { OpReq, type OpReqType } from '@mx/ops';
 import type { CpuWasmRuntime } from '../../runtime.js';
 import { bfloatToFloat, floatToBfloat, floatToHalf, halfToFloat } from './dtype-bits.js';
@@ -67,10 +67,23 @@ function simplify(dims: Dim[]): Dim[] {
   return out;
 }
 
+/** Lowest and highest byte address a window touches. */
+function extent(w: Strided, shape: readonly number[], bytes: number): [number, number] {
+  let lo = w.addr;
+  let hi = w.addr;
+  shape.forEach((n, i) => {
+    const step = (w.strides[i] as number) * (n - 1) * bytes;
+    if (step < 0) lo += step;
+    else hi += step;
+  });
+  return [lo, hi + bytes - 1];
+}
+
 /**
  * Copy `shape` elements of `dtype` from `src` to `dst` honouring `req` (write/inplace overwrite,
- * add accumulates, null skips). Addresses must be aligned to the element size; source and
- * destination windows must not overlap unless they are identical.
+ * add accumulates, null skips). Addresses must be aligned to the element size. Windows that
+ * overlap without being identical (`reverse(x, out=x)`, a shifted slice copied onto its own array)
+ * go through a dense temporary, so every element reads the source before any write.
  */
 export function copyStrided(
   rt: CpuWasmRuntime,
@@ -83,6 +96,25 @@ export function copyStrided(
   if (req === OpReq.null) return;
   for (const n of shape) if (n === 0) return;
   const bytes = DType[dtype].bytes;
+  const same = src.addr === dst.addr && shape.every((_, i) => src.strides[i] === dst.strides[i]);
+  if (!same) {
+    const [slo, shi] = extent(src, shape, bytes);
+    const [dlo, dhi] = extent(dst, shape, bytes);
+    if (slo <= dhi && dlo <= shi) {
+      let size = bytes;
+      for (const n of shape) size *= n;
+      const tmp = rt.memory.allocator.alloc(size);
+      if (tmp === null)
+        throw new MXNetError(`out of memory copying ${size} bytes`, { op: 'copy', device: 'cpu(0)' });
+      try {
+        copyStrided(rt, dtype, shape, src, dense(tmp, shape), OpReq.write);
+        copyStrided(rt, dtype, shape, dense(tmp, shape), dst, req);
+      } finally {
+        rt.memory.allocator.free(tmp, size);
+      }
+      return;
+    }
+  }
   const dims = simplify(
     shape.map((n, i) => ({ n, s: src.strides[i] as number, d: dst.strides[i] as number })),
   );
