@@ -60,6 +60,7 @@ export function paramsDecl(words: number): string {
 fn pu(i: u32) -> u32 { return P.v[i >> 2u][i & 3u]; }
 fn pi(i: u32) -> i32 { return bitcast<i32>(pu(i)); }
 fn pf(i: u32) -> f32 { return bitcast<f32>(pu(i)); }
+fn fbits(b: u32) -> f32 { return bitcast<f32>(b); }
 `;
 }
 
@@ -86,14 +87,20 @@ export function store(name: string, dtype: DTypeName, idx: string, value: string
   return `{ let _w = (${idx}) >> 2u; let _s = ((${idx}) & 3u) << 3u; ${name}[_w] = (${name}[_w] & ~(0xffu << _s)) | ((u32(${value}) & 0xffu) << _s); }`;
 }
 
-/** A WGSL literal of `dtype`'s scalar type for the JS number `v` (finite values). */
+/**
+ * A WGSL literal of `dtype`'s scalar type for the JS number `v` (NaN and ±inf through `fbits`).
+ * Note for kernel writers: on Dawn/SwiftShader float `a != b` is false when either is NaN; write
+ * `!(a == b)` where NaN must compare unequal, as in C.
+ */
 export function literal(dtype: DTypeName, v: number): string {
   const s = wgslType(dtype).scalar;
   if (s === 'i32') return `${Math.trunc(v) | 0}i`;
   if (s === 'u32') return `${Math.trunc(v) >>> 0}u`;
   if (!Number.isFinite(v)) {
+    // A constant bitcast to NaN/inf is rejected by WGSL's constant evaluation; `fbits` (declared
+    // with the uniform block) is an ordinary function call.
     const bits = new Uint32Array(new Float32Array([v]).buffer)[0] as number;
-    return s === 'f16' ? `f16(bitcast<f32>(${bits}u))` : `bitcast<f32>(${bits}u)`;
+    return s === 'f16' ? `f16(fbits(${bits}u))` : `fbits(${bits}u)`;
   }
   const text = Number.isInteger(v) ? `${v}.0` : `${v}`;
   return s === 'f16' ? `${text}h` : `${text}f`;
