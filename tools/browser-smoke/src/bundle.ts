@@ -1,5 +1,5 @@
 /**
- * Bundles the smoke page (page/entry.ts) for the browser with esbuild's JS API, in memory, from the
+ * Bundles a smoke page (page/entry.ts for cpu-wasm, page/webgpu-entry.ts for gpu(0)) for the browser with esbuild's JS API, in memory, from the
  * packages' *source* entry points (`@mx/<pkg>` → packages/<pkg>/src/index.ts, as vitest.shared.ts
  * does for tests): no build step, and the browser runs exactly the code in the working tree. The
  * source map is kept so stack traces from the page can be mapped back to file:line.
@@ -14,12 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 export interface SmokeBundle {
+  /** Script name without `.js` (`smoke`, `webgpu`): the page loads `<name>.js`. */
+  readonly name: string;
   readonly js: string;
   readonly map: string;
   readonly ms: number;
   /** Dynamic imports of `node:` modules found in the bundled sources (`file: specifier`). */
   readonly nodeImports: readonly string[];
-  /** Map `smoke.js:line:col` positions in a stack trace to the original source files. */
+  /** Map `<name>.js:line:col` positions in a stack trace to the original source files. */
   mapStack(stack: string): string;
 }
 
@@ -49,12 +51,15 @@ function nodeDynamicImports(found: string[]): Plugin {
   };
 }
 
-export async function bundleSmokePage(): Promise<SmokeBundle> {
+/** The pages there are: script name → entry module (relative to this file). */
+const ENTRIES = { smoke: './page/entry.ts', webgpu: './page/webgpu-entry.ts' } as const;
+
+export async function bundleSmokePage(name: keyof typeof ENTRIES = 'smoke'): Promise<SmokeBundle> {
   const t = performance.now();
   const nodeImports: string[] = [];
   const result = await build({
-    entryPoints: [fileURLToPath(new URL('./page/entry.ts', import.meta.url))],
-    outfile: `${REPO}tools/browser-smoke/out/smoke.js`,
+    entryPoints: [fileURLToPath(new URL(ENTRIES[name], import.meta.url))],
+    outfile: `${REPO}tools/browser-smoke/out/${name}.js`,
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -69,8 +74,9 @@ export async function bundleSmokePage(): Promise<SmokeBundle> {
   const map = result.outputFiles.find((f) => f.path.endsWith('.js.map'))?.text;
   if (js === undefined || map === undefined) throw new Error('esbuild produced no bundle');
   const sourceMap = new SourceMap(JSON.parse(map));
+  const at = new RegExp(`https?://[^\\s)]*/${name}\\.js:(\\d+):(\\d+)`, 'g');
   const mapStack = (stack: string): string =>
-    stack.replace(/https?:\/\/[^\s)]*\/smoke\.js:(\d+):(\d+)/g, (whole, line: string, col: string) => {
+    stack.replace(at, (whole, line: string, col: string) => {
       const e = sourceMap.findEntry(Number(line) - 1, Number(col) - 1) as {
         originalSource?: string;
         originalLine?: number;
@@ -80,5 +86,5 @@ export async function bundleSmokePage(): Promise<SmokeBundle> {
       const file = e.originalSource.replace(/^(\.\.\/)+/, '');
       return `${file}:${e.originalLine + 1}:${(e.originalColumn ?? 0) + 1}`;
     });
-  return { js, map, ms: performance.now() - t, nodeImports, mapStack };
+  return { name, js, map, ms: performance.now() - t, nodeImports, mapStack };
 }

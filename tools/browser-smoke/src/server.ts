@@ -1,18 +1,20 @@
 /**
- * A static server on 127.0.0.1 (random port) for the smoke bundle, with two pages:
- * - /isolated/ sends `Cross-Origin-Opener-Policy: same-origin` and
- *   `Cross-Origin-Embedder-Policy: require-corp`, so the page is cross-origin isolated and
+ * A static server on 127.0.0.1 (random port) for the smoke bundles. Each page is a folder,
+ * `/<page>/`, serving one bundle (`<name>.js` and its map) and an HTML shell that loads it:
+ * - an isolated page sends `Cross-Origin-Opener-Policy: same-origin` and
+ *   `Cross-Origin-Embedder-Policy: require-corp`, so it is cross-origin isolated and
  *   SharedArrayBuffer (a shared WebAssembly.Memory, worker threads) is available;
- * - /plain/ sends neither, so cpu-wasm must fall back to a plain memory.
- * Both serve the same script; nothing else is reachable.
+ * - a plain page sends neither, so cpu-wasm must fall back to a plain memory.
+ * The cpu-wasm test serves one bundle as /isolated/ and /plain/; the webgpu test serves /webgpu/.
+ * Nothing else is reachable.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SmokeBundle } from './bundle.js';
 
-const HTML =
+const html = (script: string): string =>
   '<!doctype html><html><head><meta charset="utf-8"><title>@mx browser smoke</title></head>' +
-  '<body><script type="module" src="smoke.js"></script></body></html>';
+  `<body><script type="module" src="${script}"></script></body></html>`;
 
 const ISOLATION_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -20,36 +22,51 @@ const ISOLATION_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
+export interface SmokePage {
+  readonly bundle: SmokeBundle;
+  /** Send the cross-origin isolation headers. */
+  readonly isolated: boolean;
+}
+
 export interface SmokeServer {
-  /** Base URL, e.g. http://127.0.0.1:41234 (pages at /isolated/ and /plain/). */
+  /** Base URL, e.g. http://127.0.0.1:41234 (pages at /<page>/). */
   readonly origin: string;
   close(): Promise<void>;
 }
 
-export async function startSmokeServer(bundle: SmokeBundle): Promise<SmokeServer> {
+/** Serve each page of `pages` (page folder name → bundle and headers). */
+export async function startSmokeServer(pages: Readonly<Record<string, SmokePage>>): Promise<SmokeServer> {
   const server: Server = createServer((req, res) => {
     if (req.url === '/favicon.ico') {
       res.writeHead(204).end();
       return;
     }
-    const m = /^\/(isolated|plain)\/(smoke\.js|smoke\.js\.map)?$/.exec((req.url ?? '').split('?')[0] ?? '');
-    if (m === null || req.method !== 'GET') {
+    const m = /^\/([a-z0-9-]+)\/([a-z0-9-]+\.js(?:\.map)?)?$/.exec((req.url ?? '').split('?')[0] ?? '');
+    const page = m?.[1] === undefined ? undefined : pages[m[1]];
+    const file = m?.[2];
+    const name = page?.bundle.name;
+    if (
+      m === null ||
+      page === undefined ||
+      req.method !== 'GET' ||
+      (file !== undefined && file !== `${name}.js` && file !== `${name}.js.map`)
+    ) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
     const headers: Record<string, string> = {
       'Cache-Control': 'no-store',
-      ...(m[1] === 'isolated' ? ISOLATION_HEADERS : {}),
+      ...(page.isolated ? ISOLATION_HEADERS : {}),
     };
-    if (m[2] === 'smoke.js') {
+    if (file === `${name}.js`) {
       headers['Content-Type'] = 'text/javascript; charset=utf-8';
-      res.writeHead(200, headers).end(`${bundle.js}\n//# sourceMappingURL=smoke.js.map\n`);
-    } else if (m[2] === 'smoke.js.map') {
+      res.writeHead(200, headers).end(`${page.bundle.js}\n//# sourceMappingURL=${name}.js.map\n`);
+    } else if (file === `${name}.js.map`) {
       headers['Content-Type'] = 'application/json';
-      res.writeHead(200, headers).end(bundle.map);
+      res.writeHead(200, headers).end(page.bundle.map);
     } else {
       headers['Content-Type'] = 'text/html; charset=utf-8';
-      res.writeHead(200, headers).end(HTML);
+      res.writeHead(200, headers).end(html(`${name}.js`));
     }
   });
   await new Promise<void>((resolve, reject) => {

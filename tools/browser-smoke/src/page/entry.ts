@@ -7,6 +7,7 @@
  */
 import type { ConformanceTarget } from '@mx/conformance';
 import type { Runtime } from '@mx/ndarray';
+import { runConformanceSummary } from './conformance.js';
 import type { CheckResult, ConformanceSummary, PageResults } from './types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -27,23 +28,7 @@ async function runConformanceSuite(rt: Runtime): Promise<ConformanceSummary> {
   if (typeof makeTarget !== 'function') {
     return { ran: false, reason: '@mx/conformance does not export ndarrayTarget yet' };
   }
-  const t = performance.now();
-  const report = await conformance.runConformance(makeTarget(rt));
-  const skipReasons: Record<string, number> = {};
-  for (const r of report.results) {
-    if (r.status === 'skip') skipReasons[r.reason ?? '?'] = (skipReasons[r.reason ?? '?'] ?? 0) + 1;
-  }
-  return {
-    ran: true,
-    target: report.target,
-    counts: { ...report.counts },
-    byFamily: JSON.parse(JSON.stringify(report.byFamily)),
-    failures: report.results
-      .filter((r) => r.status === 'fail')
-      .map((r) => ({ case: `${r.family}/${r.name} (${r.op})`, reason: r.reason ?? '' })),
-    skipReasons,
-    ms: performance.now() - t,
-  };
+  return runConformanceSummary(makeTarget(rt));
 }
 
 async function main(): Promise<PageResults> {

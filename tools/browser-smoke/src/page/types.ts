@@ -49,3 +49,22 @@ export interface PageResults {
   /** Milliseconds: loading the modules, creating the runtime, smoke checks, conformance, all. */
   readonly timings: Readonly<Record<string, number>>;
 }
+
+/** What the webgpu page (webgpu-entry.ts) reports: the adapter, a few device checks, conformance on gpu(0). */
+export interface WebGpuPageResults {
+  readonly done: boolean;
+  readonly fatal?: { readonly stage: string; readonly message: string; readonly stack?: string };
+  readonly userAgent: string;
+  /** `navigator.gpu` exists (the browser has WebGPU at all). */
+  readonly navigatorGpu: boolean;
+  /** The adapter the backend runs on; absent when none was found. */
+  readonly adapter?: { readonly vendor: string; readonly architecture: string; readonly description: string };
+  /** Whether the device has shader-f16 (float16 arrays). */
+  readonly f16?: boolean;
+  /** Ops with a webgpu kernel / ops listed in WEBGPU_LEFT_OUT, when the runtime was made. */
+  readonly kernels?: { readonly webgpu: number; readonly leftOut: number };
+  /** Device checks: upload and read back, copies between cpu(0) and gpu(0). */
+  readonly checks: readonly CheckResult[];
+  readonly conformance?: ConformanceSummary;
+  readonly timings: Readonly<Record<string, number>>;
+}
