@@ -68,9 +68,11 @@ async function main(): Promise<void> {
   const backend = await backendOrReexec();
   if (backend === null) return;
   const info = backend.adapterInfo;
-  const fallback = /swiftshader|llvmpipe|lavapipe|software|fallback|warp/i.test(
-    `${info.vendor} ${info.architecture} ${info.description}`,
-  );
+  const fallback =
+    info.fallback ||
+    /swiftshader|llvmpipe|lavapipe|software|warp/i.test(
+      `${info.vendor} ${info.architecture} ${info.description}`,
+    );
   const rt = backend.rt;
   const runtime = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 }), backend], seed: 0 });
   const { nd } = runtime;

@@ -40,7 +40,7 @@ Generated from the operator registry by \`packages/webgpu/scripts/gen-coverage.t
 \`pnpm --filter @mx/webgpu gen:coverage\`). Each cell lists the dtypes the backend's kernel computes
 the op in; webgpu also computes in float16 where the adapter has \`shader-f16\` and the kernel allows it.
 Ops that only move data also accept the storage dtypes of their backend. ${both} ops run on both
-backends; ${cpuOnly} run on cpu-wasm only (the reason is given).
+backends; ${cpuOnly} run on cpu-wasm only${cpuOnly > 0 ? ' (each with the reason)' : ''}.
 
 | Operator | cpu-wasm | webgpu |
 | --- | --- | --- |

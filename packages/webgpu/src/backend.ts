@@ -12,7 +12,7 @@
 import { type Context, DType, type DTypeName, MXNetError, type StorageArray } from '@mx/base';
 import type { Backend, BackendCapabilities, OpRegistry, TBlob } from '@mx/ops';
 import type { DeviceAllocator } from '@mx/storage';
-import { type AcquireOptions, acquireDevice } from './device.js';
+import { type AcquireOptions, type AdapterSummary, acquireDevice } from './device.js';
 import type { GpuHost } from './kernel.js';
 import { copyBytes } from './kernels/copy/bytes.js';
 import { installFamilies } from './kernels/index.js';
@@ -37,7 +37,10 @@ export class WebGpuBackend implements Backend<GPUBuffer>, GpuHost {
   };
 
   /** Use `createWebGpuBackend()`; a null runtime registers kernels without a device (docs). */
-  constructor(rt: WebGpuRuntime | null, info = { vendor: '', architecture: '', description: '' }) {
+  constructor(
+    rt: WebGpuRuntime | null,
+    info: AdapterSummary = { vendor: '', architecture: '', description: '', fallback: false },
+  ) {
     this.#rt = rt;
     this.adapterInfo = info;
     const dtypes = rt?.f16 ? Object.freeze([...WEBGPU_DTYPES, 'float16' as const]) : WEBGPU_DTYPES;

@@ -19,6 +19,14 @@ export interface AcquireOptions {
   readonly dawnFlags?: readonly string[];
 }
 
+/** What the adapter says about itself (`fallback`: a software adapter such as SwiftShader). */
+export interface AdapterSummary {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly description: string;
+  readonly fallback: boolean;
+}
+
 export interface Acquired {
   /**
    * The GPU object the device came from. Keep it reachable as long as the device: Dawn's instance
@@ -28,7 +36,7 @@ export interface Acquired {
   readonly gpu: GPU;
   readonly adapter: GPUAdapter;
   readonly device: GPUDevice;
-  readonly info: { readonly vendor: string; readonly architecture: string; readonly description: string };
+  readonly info: AdapterSummary;
   readonly f16: boolean;
 }
 
@@ -112,7 +120,8 @@ export async function acquireDevice(options: AcquireOptions = {}): Promise<Acqui
       hint: 'another program may hold the GPU, or its limits are too small; try again or use cpu-wasm',
     });
   }
-  const ai = (adapter as { info?: GPUAdapterInfo }).info;
+  const ai = (adapter as { info?: GPUAdapterInfo & { isFallbackAdapter?: boolean } }).info;
+  const legacyFallback = (adapter as { isFallbackAdapter?: boolean }).isFallbackAdapter;
   return {
     gpu,
     adapter,
@@ -122,6 +131,7 @@ export async function acquireDevice(options: AcquireOptions = {}): Promise<Acqui
       vendor: ai?.vendor ?? '',
       architecture: ai?.architecture ?? '',
       description: ai?.description ?? '',
+      fallback: ai?.isFallbackAdapter ?? legacyFallback ?? ai?.architecture === 'swiftshader',
     },
   };
 }

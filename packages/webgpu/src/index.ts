@@ -11,7 +11,7 @@ export {
   WebGpuBackend,
   type WebGpuBackendOptions,
 } from './backend.js';
-export { type AcquireOptions, acquireDevice, findGpu } from './device.js';
+export { type AcquireOptions, type AdapterSummary, acquireDevice, findGpu } from './device.js';
 export { type GpuBlob, type GpuCompute, type GpuHost, gpuKernel } from './kernel.js';
 export { WEBGPU_LEFT_OUT } from './kernels/index.js';
 export { grid1d, type PipelineEntry, type ShaderSource, WebGpuRuntime } from './runtime.js';
