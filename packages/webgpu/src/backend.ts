@@ -30,11 +30,7 @@ export class WebGpuBackend implements Backend<GPUBuffer>, GpuHost {
   readonly deviceTypes = Object.freeze(['gpu'] as const);
   readonly capabilities: BackendCapabilities;
   readonly #rt: WebGpuRuntime | null;
-  readonly adapterInfo: {
-    readonly vendor: string;
-    readonly architecture: string;
-    readonly description: string;
-  };
+  readonly adapterInfo: AdapterSummary;
 
   /** Use `createWebGpuBackend()`; a null runtime registers kernels without a device (docs). */
   constructor(
