@@ -5,6 +5,8 @@
  */
 export type { Backend, BackendCapabilities } from './backend.js';
 export { registerCoreOps } from './defs/index.js';
+export { type SoftmaxOutputAttrs, softmaxOutputGeometry } from './defs/nn/layers/output.js';
+export { sliceStart } from './defs/shape/slice.js';
 export {
   BINARY_FNS,
   type BinaryFn,

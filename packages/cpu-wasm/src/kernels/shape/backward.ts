@@ -15,13 +15,12 @@
  * - `reshape_like`: a byte copy (none when in place).
  */
 import { DType, type DTypeName, MXNetError } from '@mx/base';
-import { type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
+import { type OpRegistry, OpReq, type OpReqType, sliceStart } from '@mx/ops';
 import { castKernel } from '../../codegen/cast.js';
 import type { CpuWasmRuntime } from '../../runtime.js';
 import { dtypeError, fillDense, readIndices } from './dtype-bits.js';
 import { takeWindow } from './join.js';
 import { addr, BACKEND, type Blob, copyBlob, defineKernel } from './kernel-util.js';
-import { sliceStart } from './layout.js';
 import { padSlabs } from './pad.js';
 import { copyStrided, dense, denseStrides } from './strided-copy.js';
 

@@ -5,7 +5,7 @@
  * (offset + stepped strides), reverse (negative strides), tile and repeat (a 2N-d broadcast view,
  * as MXNet implements them). Each builds a source view of the input in the output's shape.
  */
-import type { OpRegistry, OpReqType } from '@mx/ops';
+import { type OpRegistry, type OpReqType, sliceStart } from '@mx/ops';
 import type { CpuWasmRuntime } from '../../runtime.js';
 import { addr, alignRight, type Blob, copyBlob, defineKernel } from './kernel-util.js';
 import { copyStrided, dense, denseStrides } from './strided-copy.js';
@@ -46,31 +46,6 @@ function broadcastInto(rt: CpuWasmRuntime, src: Blob, out: Blob, req: OpReqType)
     0,
     strides.map((s, i) => (shape[i] === out.shape[i] ? s : 0)),
   );
-}
-
-/** First index and step per axis of `slice` (MXNet `GetIndexRange`), for axes with output > 0. */
-export function sliceStart(
-  shape: readonly number[],
-  begin: OptIdx,
-  step: OptIdx,
-): { b: number[]; s: number[] } {
-  const b: number[] = [];
-  const s: number[] = [];
-  shape.forEach((len, i) => {
-    if (i >= begin.length) {
-      b.push(0);
-      s.push(1);
-      return;
-    }
-    const st = step[i] ?? 1;
-    let x = begin[i] ?? (st < 0 ? len - 1 : 0);
-    if (x < 0) x += len;
-    if (x < 0 && st > 0) x = 0;
-    if (x > len - 1 && st < 0) x = len - 1;
-    b.push(x);
-    s.push(st);
-  });
-  return { b, s };
 }
 
 export function installLayout(registry: OpRegistry, rt: CpuWasmRuntime): void {

@@ -1,8 +1,8 @@
 /**
  * Slicing: slice (alias crop; begin/end/step tuples that may hold None, negative indices and
  * steps, NumPy's clamping), slice_axis (one axis) and slice_like (sizes taken from a second input).
- * `sliceRanges` is MXNet's `GetIndexRange` + `SetSliceOpOutputDimSize`, exported so kernels start
- * and step exactly where inference sized the output.
+ * `sliceRanges` is MXNet's `GetIndexRange` + `SetSliceOpOutputDimSize` (inference); `sliceStart` is
+ * the same start/step rule exported for kernels, so every backend slices where inference sized the output.
  */
 import { type Shape, shapeToString } from '@mx/base';
 import type { ShapeSlots } from '../../op-def.js';
@@ -70,6 +70,35 @@ export function sliceRanges(
     out.shape.push(n);
   }
   return out;
+}
+
+/**
+ * First index and step per axis of `slice` on `shape` (MXNet `GetIndexRange`), for kernels: axes
+ * past `begin` start at 0 with step 1; begins are wrapped and clamped as inference does, so the
+ * values are valid wherever the output dim is non-zero (the params were checked by inference).
+ */
+export function sliceStart(
+  shape: readonly number[],
+  begin: OptIdx,
+  step: OptIdx,
+): { b: number[]; s: number[] } {
+  const b: number[] = [];
+  const s: number[] = [];
+  shape.forEach((len, i) => {
+    if (i >= begin.length) {
+      b.push(0);
+      s.push(1);
+      return;
+    }
+    const st = step[i] ?? 1;
+    let x = begin[i] ?? (st < 0 ? len - 1 : 0);
+    if (x < 0) x += len;
+    if (x < 0 && st > 0) x = 0;
+    if (x > len - 1 && st < 0) x = len - 1;
+    b.push(x);
+    s.push(st);
+  });
+  return { b, s };
 }
 
 /** [begin, end) of slice_axis on an axis of size `len` (MXNet `GetSliceAxisParams`). */

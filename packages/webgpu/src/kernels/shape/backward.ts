@@ -8,12 +8,11 @@
  * reflect = reflection, so it is a single pass with req add for free.
  */
 import type { DTypeName } from '@mx/base';
-import { type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
+import { type OpRegistry, OpReq, type OpReqType, sliceStart } from '@mx/ops';
 import type { GpuBlob, GpuHost } from '../../kernel.js';
 import type { WebGpuRuntime } from '../../runtime.js';
 import { bindBlobs, elemOffset, load, paramsDecl, wgslType } from '../../wgsl.js';
 import { denseStrides, detach, dispatchWriter, header, norm, reg, skip, writerMain } from './common.js';
-import { sliceStart } from './layout.js';
 import { runView, type ViewDim } from './view.js';
 
 type OptIdx = readonly (number | null)[];

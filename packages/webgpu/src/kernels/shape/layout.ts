@@ -6,7 +6,7 @@
  * or the diagonal coupling to build a matrix from a vector). Same structure as cpu-wasm's
  * layout.ts, so both backends agree on every index convention.
  */
-import type { OpRegistry, OpReqType } from '@mx/ops';
+import { type OpRegistry, type OpReqType, sliceStart } from '@mx/ops';
 import type { GpuBlob, GpuHost } from '../../kernel.js';
 import { denseStrides, norm, reg, skip } from './common.js';
 import { copyDense, runView, type ViewDim } from './view.js';
@@ -26,31 +26,6 @@ export function alignRight(shape: readonly number[], ndim: number): [number[], n
     Array.from({ length: ndim }, (_, i) => (i < pad ? 1 : (shape[i - pad] as number))),
     Array.from({ length: ndim }, (_, i) => (i < pad ? 0 : (st[i - pad] as number))),
   ];
-}
-
-/** First index and step per axis of `slice` (MXNet `GetIndexRange`), as cpu-wasm's sliceStart. */
-export function sliceStart(
-  shape: readonly number[],
-  begin: OptIdx,
-  step: OptIdx,
-): { b: number[]; s: number[] } {
-  const b: number[] = [];
-  const s: number[] = [];
-  shape.forEach((len, i) => {
-    if (i >= begin.length) {
-      b.push(0);
-      s.push(1);
-      return;
-    }
-    const st = step[i] ?? 1;
-    let x = begin[i] ?? (st < 0 ? len - 1 : 0);
-    if (x < 0) x += len;
-    if (x < 0 && st > 0) x = 0;
-    if (x > len - 1 && st < 0) x = len - 1;
-    b.push(x);
-    s.push(st);
-  });
-  return { b, s };
 }
 
 export function installLayout(registry: OpRegistry, gpu: GpuHost): void {

@@ -6,40 +6,19 @@
  * elementwise loops.
  */
 import { MXNetError } from '@mx/base';
-import { type Attrs, E, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
+import {
+  type Attrs,
+  E,
+  type OpRegistry,
+  OpReq,
+  type OpReqType,
+  type SoftmaxOutputAttrs,
+  softmaxOutputGeometry,
+} from '@mx/ops';
 import type { CpuWasmRuntime } from '../../../runtime.js';
 import { withTarget } from '../../shape/kernel-util.js';
-import { type Geometry, type SoftmaxRows, softmaxInto } from './softmax.js';
+import { type SoftmaxRows, softmaxInto } from './softmax.js';
 import { BACKEND, type Blob, checkFloat, type ExprKernels, FLOAT_DTYPES, reshaped } from './util.js';
-
-interface SoftmaxOutputAttrs extends Attrs {
-  readonly grad_scale: number;
-  readonly ignore_label: number;
-  readonly multi_output: boolean;
-  readonly use_ignore: boolean;
-  readonly preserve_shape: boolean;
-  readonly normalization: 'null' | 'batch' | 'valid';
-  readonly out_grad: boolean;
-  readonly smooth_alpha: number;
-}
-
-/** MXNet's view of SoftmaxOutput's data: (n, k, rest) with softmax over k. */
-function outputGeometry(p: SoftmaxOutputAttrs, shape: readonly number[]): Geometry {
-  let size = 1;
-  for (const d of shape) size *= d;
-  if (shape.length === 0) return { outer: 1, m: 1, inner: 1 };
-  if (p.multi_output) {
-    const n = shape[0] as number;
-    const k = (shape[1] ?? 1) as number;
-    return { outer: n, m: k, inner: n * k === 0 ? 0 : size / n / k };
-  }
-  if (p.preserve_shape) {
-    const k = shape[shape.length - 1] as number;
-    return { outer: k === 0 ? 0 : size / k, m: k, inner: 1 };
-  }
-  const n = shape[0] as number;
-  return { outer: n, m: n === 0 ? 0 : size / n, inner: 1 };
-}
 
 function softmaxOutput(
   rt: CpuWasmRuntime,
@@ -52,7 +31,7 @@ function softmaxOutput(
   const x = ins[0] as Blob;
   checkFloat('SoftmaxOutput', [x, out]);
   if (req === OpReq.null || out.size === 0) return;
-  const g = outputGeometry(p, x.shape);
+  const g = softmaxOutputGeometry(p, x.shape);
   withTarget(rt, out, req, 'SoftmaxOutput', (tgt) => softmaxInto(rt, rows, x, tgt, g, 1, false));
 }
 
@@ -81,7 +60,7 @@ function softmaxOutputBackward(
     // Probabilities as labels: (out - label) · grad_scale, no normalisation.
     for (let i = 0; i < grad.length; i++) grad[i] = ((yv[i] as number) - (lv[i] as number)) * scale;
   } else {
-    const { outer: n, m: k, inner: rest } = outputGeometry(p, y.shape);
+    const { outer: n, m: k, inner: rest } = softmaxOutputGeometry(p, y.shape);
     // MXNet reads the label as a flat vector: row o (position s) uses label[o·rest + s].
     if (label.size < n * rest) {
       throw new MXNetError(`label has ${label.size} elements for ${n * rest} rows of ${k} classes`, {

@@ -57,6 +57,30 @@ export const SOFTMAX_OUTPUT_PARAMS = Object.freeze({
 });
 export type SoftmaxOutputAttrs = ParamsOf<typeof SOFTMAX_OUTPUT_PARAMS>;
 
+/**
+ * MXNet's view of SoftmaxOutput's data for kernels: (outer, m, inner) with the softmax over m —
+ * axis 1 of (n, k, rest) with `multi_output`, the last axis with `preserve_shape`, else (n, rest).
+ */
+export function softmaxOutputGeometry(
+  p: SoftmaxOutputAttrs,
+  shape: readonly number[],
+): { outer: number; m: number; inner: number } {
+  let size = 1;
+  for (const d of shape) size *= d;
+  if (shape.length === 0) return { outer: 1, m: 1, inner: 1 };
+  if (p.multi_output) {
+    const n = shape[0] as number;
+    const k = (shape[1] ?? 1) as number;
+    return { outer: n, m: k, inner: n * k === 0 ? 0 : size / n / k };
+  }
+  if (p.preserve_shape) {
+    const k = shape[shape.length - 1] as number;
+    return { outer: k === 0 ? 0 : size / k, m: k, inner: 1 };
+  }
+  const n = shape[0] as number;
+  return { outer: n, m: n === 0 ? 0 : size / n, inner: 1 };
+}
+
 function sameShape(a: Shape, b: Shape): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }

@@ -6,7 +6,7 @@
  * grad_scale / num_output or its sign backward) and smooth_l1. Label gradients are zero.
  */
 import { MXNetError } from '@mx/base';
-import type { Attrs, OpRegistry } from '@mx/ops';
+import { type Attrs, type OpRegistry, type SoftmaxOutputAttrs, softmaxOutputGeometry } from '@mx/ops';
 import { type GpuBlob, type GpuHost, gpuKernel } from '../../../kernel.js';
 import { grid1d } from '../../../runtime.js';
 import { main1d, paramsDecl } from '../../../wgsl.js';
@@ -23,36 +23,7 @@ import {
   zeroFill,
 } from './gpu-util.js';
 import { runMap } from './map.js';
-import { type RowGeometry, softmaxRows } from './softmax.js';
-
-interface SoftmaxOutputAttrs extends Attrs {
-  readonly grad_scale: number;
-  readonly ignore_label: number;
-  readonly multi_output: boolean;
-  readonly use_ignore: boolean;
-  readonly preserve_shape: boolean;
-  readonly normalization: 'null' | 'batch' | 'valid';
-  readonly out_grad: boolean;
-  readonly smooth_alpha: number;
-}
-
-/** MXNet's view of SoftmaxOutput's data: (n, k, rest) with softmax over k. */
-function outputGeometry(p: SoftmaxOutputAttrs, shape: readonly number[]): RowGeometry {
-  let size = 1;
-  for (const d of shape) size *= d;
-  if (shape.length === 0) return { outer: 1, m: 1, inner: 1 };
-  if (p.multi_output) {
-    const n = shape[0] as number;
-    const k = (shape[1] ?? 1) as number;
-    return { outer: n, m: k, inner: n * k === 0 ? 0 : size / n / k };
-  }
-  if (p.preserve_shape) {
-    const k = shape[shape.length - 1] as number;
-    return { outer: k === 0 ? 0 : size / k, m: k, inner: 1 };
-  }
-  const n = shape[0] as number;
-  return { outer: n, m: n === 0 ? 0 : size / n, inner: 1 };
-}
+import { softmaxRows } from './softmax.js';
 
 const WG = 256;
 
@@ -90,7 +61,7 @@ function softmaxOutputBackward(
   const mode = modeOf(req[0] as never, dx);
   if (mode === 'n' || dx.size === 0) return;
   const prob = label.shape.length === y.shape.length && label.shape.every((d, i) => d === y.shape[i]);
-  const { outer: n, m: k, inner: rest } = outputGeometry(p, y.shape);
+  const { outer: n, m: k, inner: rest } = softmaxOutputGeometry(p, y.shape);
   if (!prob && label.size < n * rest) {
     throw new MXNetError(`label has ${label.size} elements for ${n * rest} rows of ${k} classes`, {
       op,
@@ -188,7 +159,7 @@ export function installOutputs(registry: OpRegistry, gpu: GpuHost): void {
           a: x,
           out,
           mode: modeOf(req[0], out),
-          geo: outputGeometry(p, x.shape),
+          geo: softmaxOutputGeometry(p, x.shape),
           temperature: 1,
         });
       },
