@@ -8,7 +8,7 @@
  * by the engine on the outputs and surfaces when they are read, as in MXNet. Everything that can be
  * checked before pushing is checked before anything is allocated, so a bad call changes nothing.
  */
-import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
+import { type Context, DType, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { FnProperty, type Var } from '@mx/engine';
 import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import type { NDArray } from './ndarray.js';
@@ -71,6 +71,7 @@ export function invokeOp(
     for (let i = 0; i < nIn; i++) {
       const a = inputs[i] as NDArray;
       a.checkLive(op.name);
+      if (a.runtime !== rt) throw foreignError(op, a, `input ${i}`, inputs, params);
       if (a.ctx !== ctx) {
         throw callError(
           op,
@@ -144,6 +145,18 @@ export function invokeOp(
       );
     }
   }
+  if (kernel.checkDTypes !== undefined) {
+    const why = kernel.checkDTypes(attrs, inTypes as DTypeName[], outTypes as DTypeName[]);
+    if (why !== undefined) {
+      throw callError(
+        op,
+        `dtypes (${[...inTypes, ...outTypes].join(', ')}) are not supported by ${op.name} on ${backend.name} (${ctx}): ${why}`,
+        inputs,
+        params,
+        'cast with astype()',
+      );
+    }
+  }
 
   // Outputs.
   let outputs: NDArray[];
@@ -154,6 +167,7 @@ export function invokeOp(
     for (let i = 0; i < nOut; i++) {
       const o = outArg[i] as NDArray;
       o.checkLive(op.name);
+      if (o.runtime !== rt) throw foreignError(op, o, `out= array ${i}`, inputs, params);
       const s = outShapes[i] as Shape;
       if (
         o.ctx !== ctx ||
@@ -171,6 +185,14 @@ export function invokeOp(
       req[i] = options.req === 'add' ? OpReq.add : OpReq.write;
     }
     outputs = outArg as NDArray[];
+    const staged = stageOverlaps(rt, op, attrs, inputs, outputs);
+    if (staged !== undefined) {
+      // Some out= array overlaps an input without being an in-place alias the op allows: compute
+      // into temporaries, then copy (or add) them into the out= arrays, as NumPy does for overlap.
+      const r = invokeOp(rt, op, inputs, params, { ...options, out: staged.temps, req: 'write' }, isTrain);
+      staged.commit(options.req === 'add');
+      return { ...r, outputs };
+    }
   } else {
     outputs = new Array(nOut);
     const skip = options.skip;
@@ -203,6 +225,46 @@ export function invokeOp(
 
   const compute = kernel.compute;
   const name = op.name;
+  try {
+    pushKernel(
+      rt,
+      kernel,
+      compute,
+      name,
+      attrs,
+      ctx,
+      isTrain,
+      inBlobs,
+      req,
+      outBlobs,
+      constVars,
+      mutateVars,
+      requested,
+    );
+  } catch (e) {
+    // Only a NaiveEngine runs at the push: its failure throws here, so the arrays this call made are
+    // never handed out — release them (out= arrays are the caller's and stay).
+    if (outArg === undefined) for (const o of outputs) o.dispose();
+    throw e;
+  }
+  return { outputs, visible: op.numVisibleOutputs(attrs), attrs };
+}
+
+function pushKernel(
+  rt: Runtime,
+  kernel: Kernel,
+  compute: NonNullable<Kernel['compute']>,
+  name: string,
+  attrs: Readonly<Record<string, unknown>>,
+  ctx: Context,
+  isTrain: boolean,
+  inBlobs: TBlob[],
+  req: OpReqType[],
+  outBlobs: TBlob[],
+  constVars: Var[],
+  mutateVars: Var[],
+  requested: OpContext['requested'],
+): void {
   if (kernel.execType === 'async') {
     rt.engine.pushAsync(
       (runCtx, onComplete) => {
@@ -233,5 +295,81 @@ export function invokeOp(
       prop: FnProperty.async,
     });
   }
-  return { outputs, visible: op.numVisibleOutputs(attrs), attrs };
+}
+
+function foreignError(
+  op: Op,
+  a: NDArray,
+  what: string,
+  inputs: readonly NDArray[],
+  params: unknown,
+): MXNetError {
+  return callError(
+    op,
+    `${what} (${a.toString()}) belongs to another runtime`,
+    inputs,
+    params,
+    'arrays cannot be shared between runtimes: copy the values over (e.g. nd.array(await x.data(), { shape: x.shape }))',
+  );
+}
+
+/** Byte range of an array in its chunk. */
+function byteRange(a: NDArray): [number, number] {
+  return [a.byteOffset, a.byteOffset + a.size * DType[a.dtype].bytes];
+}
+
+/**
+ * Out= arrays that overlap an input's memory. An exact alias (same window, shape and dtype) is
+ * fine when the op declares that input/output pair in-place (MXNet `FInplaceOption`: elementwise
+ * ops, activations...); any other overlap (a shifted view, a broadcast operand inside the output,
+ * `dot(a, b, out=a)`) would let the kernel read values it already overwrote. Returns temporaries to
+ * compute into and a commit that moves them into the out= arrays, or undefined when nothing overlaps.
+ */
+function stageOverlaps(
+  rt: Runtime,
+  op: Op,
+  attrs: Readonly<Record<string, unknown>>,
+  inputs: readonly NDArray[],
+  outputs: readonly NDArray[],
+): { temps: NDArray[]; commit(add: boolean): void } | undefined {
+  let staged: boolean[] | undefined;
+  let inplace: readonly (readonly [number, number])[] | undefined;
+  for (let o = 0; o < outputs.length; o++) {
+    const out = outputs[o] as NDArray;
+    if (out.size === 0) continue;
+    const [ob, oe] = byteRange(out);
+    for (let i = 0; i < inputs.length; i++) {
+      const a = inputs[i] as NDArray;
+      if (a.chunk !== out.chunk || a.size === 0) continue;
+      const [ib, ie] = byteRange(a);
+      if (ie <= ob || oe <= ib) continue;
+      const same =
+        ib === ob &&
+        ie === oe &&
+        a.dtype === out.dtype &&
+        a.shape.length === out.shape.length &&
+        a.shape.every((d, k) => d === out.shape[k]);
+      inplace ??= op.inplaceOption(attrs);
+      if (same && inplace.some(([x, y]) => x === i && y === o)) continue;
+      staged ??= new Array(outputs.length).fill(false);
+      staged[o] = true;
+    }
+  }
+  if (staged === undefined) return undefined;
+  const flags = staged;
+  const temps = outputs.map((out, o) => (flags[o] ? rt.empty(out.shape, out.dtype, out.ctx) : out));
+  return {
+    temps,
+    commit(add: boolean): void {
+      for (let o = 0; o < outputs.length; o++) {
+        if (!flags[o]) continue;
+        const out = outputs[o] as NDArray;
+        const t = temps[o] as NDArray;
+        // Not recorded: the caller's op is what autograd sees.
+        if (add) invokeOp(rt, rt.registry.get('elemwise_add'), [out, t], undefined, { out });
+        else rt.copy(t, out);
+        t.dispose();
+      }
+    },
+  };
 }

@@ -89,4 +89,14 @@ export interface Kernel<A extends Attrs = Attrs, P = unknown> {
   readonly execType?: 'sync' | 'async';
   /** Dtypes this kernel computes in (checked before pushing); default: the backend's compute dtypes. */
   readonly dtypes?: readonly DTypeName[];
+  /**
+   * Per-slot dtype rule, checked before pushing when `dtypes` alone cannot say it (softmax: float
+   * data and output, integer lengths): returns why these dtypes are refused, or undefined. A kernel
+   * must not refuse at run time what this could have refused at the call.
+   */
+  readonly checkDTypes?: (
+    attrs: A,
+    inTypes: readonly DTypeName[],
+    outTypes: readonly DTypeName[],
+  ) => string | undefined;
 }

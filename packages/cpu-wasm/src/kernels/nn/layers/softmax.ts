@@ -393,6 +393,16 @@ function maskedBackward(
   );
 }
 
+/** Why the dtypes are refused (data, gradients and outputs must be float; lengths are integers), or undefined. */
+function floatExceptLength(
+  ins: readonly DTypeName[],
+  outs: readonly DTypeName[],
+  lengthIndex: number,
+): string | undefined {
+  const bad = [...ins.filter((_, i) => i !== lengthIndex), ...outs].find((t) => !FLOAT_DTYPES.includes(t));
+  return bad === undefined ? undefined : `data and outputs must be float32 or float64, got ${bad}`;
+}
+
 export function installSoftmax(registry: OpRegistry, rt: CpuWasmRuntime, rows: SoftmaxRows): void {
   for (const [name, log] of [
     ['softmax', false],
@@ -400,11 +410,13 @@ export function installSoftmax(registry: OpRegistry, rt: CpuWasmRuntime, rows: S
   ] as const) {
     registry.registerKernel<SoftmaxAttrs>(name, BACKEND, {
       dtypes: [...FLOAT_DTYPES, 'int32', 'int64'],
+      checkDTypes: (p, ins, outs) => floatExceptLength(ins, outs, p.use_length ? 1 : -1),
       compute: (p, _ctx, ins, req, outs) =>
         forward(rt, rows, name, log, p, ins as readonly Blob[], req[0] ?? OpReq.write, outs[0] as Blob),
     });
     registry.registerKernel<SoftmaxAttrs>(`_backward_${name}`, BACKEND, {
       dtypes: [...FLOAT_DTYPES, 'int32', 'int64'],
+      checkDTypes: (p, ins, outs) => floatExceptLength(ins, outs.slice(0, 1), p.use_length ? 2 : -1),
       compute: (p, _ctx, ins, req, outs) =>
         backward(rt, rows, `_backward_${name}`, log, p, ins as readonly Blob[], req, outs as readonly Blob[]),
     });

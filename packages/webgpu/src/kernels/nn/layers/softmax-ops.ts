@@ -42,15 +42,26 @@ function checkLength(op: string, len: GpuBlob | undefined): void {
   }
 }
 
+/** Why the dtypes are refused (data, gradients and outputs float32; lengths int32), or undefined. */
+function softmaxDTypes(
+  ins: readonly DTypeName[],
+  outs: readonly DTypeName[],
+  lengthIndex: number,
+): string | undefined {
+  const bad = [...ins.filter((_, i) => i !== lengthIndex), ...outs].find((t) => t !== 'float32');
+  if (bad !== undefined) return `data and outputs must be float32 on webgpu, got ${bad}`;
+  const len = ins[lengthIndex];
+  return len === undefined || len === 'int32' ? undefined : `length must be int32 on webgpu, got ${len}`;
+}
+
 export function installSoftmax(registry: OpRegistry, gpu: GpuHost): void {
   for (const [name, log] of [
     ['softmax', false],
     ['log_softmax', true],
   ] as const) {
-    registry.registerKernel(
-      name,
-      'webgpu',
-      gpuKernel<SoftmaxAttrs>(
+    registry.registerKernel(name, 'webgpu', {
+      checkDTypes: (p, ins, outs) => softmaxDTypes(ins, outs, (p as SoftmaxAttrs).use_length ? 1 : -1),
+      ...gpuKernel<SoftmaxAttrs>(
         gpu,
         name,
         (p, ins, req, outs) => {
@@ -73,12 +84,12 @@ export function installSoftmax(registry: OpRegistry, gpu: GpuHost): void {
         },
         ['float32', 'int32'],
       ),
-    );
+    });
     const back = `_backward_${name}`;
-    registry.registerKernel(
-      back,
-      'webgpu',
-      gpuKernel<SoftmaxAttrs>(
+    registry.registerKernel(back, 'webgpu', {
+      checkDTypes: (p, ins, outs) =>
+        softmaxDTypes(ins, outs.slice(0, 1), (p as SoftmaxAttrs).use_length ? 2 : -1),
+      ...gpuKernel<SoftmaxAttrs>(
         gpu,
         back,
         (p, ins, req, outs) => {
@@ -105,7 +116,7 @@ export function installSoftmax(registry: OpRegistry, gpu: GpuHost): void {
         },
         ['float32', 'int32'],
       ),
-    );
+    });
   }
   registry.registerKernel(
     'masked_softmax',
