@@ -175,7 +175,9 @@ d('webgpu nn layers', () => {
     expect(() => runtime.invoke('Activation', [xi], { act_type: 'relu' }, { ctx: GPU })).toThrow(MXNetError);
     expect(() => runtime.invoke('softmax', [xi], { axis: 2 }, { ctx: GPU })).toThrow(/axis 2 exceeds/);
     // int32 data passes the dtype list (lengths are int32) but not the per-slot rule: refused at the call.
-    expect(() => runtime.invoke('softmax', [xi], {}, { ctx: GPU })).toThrow(/data and outputs must be float32/);
+    expect(() => runtime.invoke('softmax', [xi], {}, { ctx: GPU })).toThrow(
+      /data and outputs must be float32/,
+    );
     xi.dispose();
   });
 });
