@@ -1,5 +1,5 @@
 /**
- * @mx/base: the vocabulary every other @mx package shares: devices (Context), element types
+ * @mx/base: the vocabulary every other `@mx` package shares: devices (Context), element types
  * (DType, with MXNet's flags), shapes (NumPy semantics), MXNetError and typed MXNET_* settings.
  * It has no dependencies and no state beyond interned Context values.
  */
@@ -41,6 +41,7 @@ export {
   type SettingValue,
 } from './env.js';
 export { isMXNetError, MXNetError, type MXNetErrorContext } from './error.js';
+export { fromBFloat16Bits, fromHalfBits, toBFloat16Bits, toHalfBits } from './half.js';
 export {
   broadcastShapes,
   checkShape,

@@ -3,9 +3,19 @@
  * `nd.array`, and flat data back to nested arrays for `x.array()`. Values are converted the way
  * NumPy's `np.array(values, dtype)` does for the common cases: booleans become 0/1, numbers are
  * truncated toward zero and wrapped for integer dtypes (typed-array semantics), int64/uint64 accept
- * numbers and bigints.
+ * numbers and bigints, float16/bfloat16 (stored as bit patterns) are rounded to nearest even on the
+ * way in and decoded on the way out.
  */
-import { DType, type DTypeName, MXNetError, type StorageArray } from '@mx/base';
+import {
+  DType,
+  type DTypeName,
+  fromBFloat16Bits,
+  fromHalfBits,
+  MXNetError,
+  type StorageArray,
+  toBFloat16Bits,
+  toHalfBits,
+} from '@mx/base';
 
 /** A nested JS array (or a scalar) of numbers, bigints or booleans. */
 export type NestedArray = number | bigint | boolean | readonly NestedArray[];
@@ -46,11 +56,9 @@ export function flattenNested(value: NestedArray, dtype: DTypeName, size: number
         (out as BigInt64Array)[i++] = typeof x === 'bigint' ? x : BigInt(Math.trunc(Number(x)));
       }
     : dtype === 'float16' || dtype === 'bfloat16'
-      ? () => {
-          throw new MXNetError(`cannot build a ${dtype} array from JS numbers directly`, {
-            op: 'nd.array',
-            hint: `create a float32 array and call .astype('${dtype}')`,
-          });
+      ? (x: number | bigint | boolean) => {
+          // Stored as bit patterns: round the value the way NumPy's astype does.
+          (out as Uint16Array)[i++] = (dtype === 'float16' ? toHalfBits : toBFloat16Bits)(Number(x));
         }
       : (x: number | bigint | boolean) => {
           (out as Float64Array)[i++] = Number(x);
@@ -73,9 +81,10 @@ export function toStorage(values: ArrayLike<number | bigint | boolean>, dtype: D
 /** Rebuild a nested JS array from flat row-major data (a scalar for shape []). */
 export function toNested(data: StorageArray, shape: readonly number[], dtype: DTypeName): NestedArray {
   const isBool = dtype === 'bool';
+  const decode = dtype === 'float16' ? fromHalfBits : dtype === 'bfloat16' ? fromBFloat16Bits : undefined;
   const get = (i: number): number | bigint | boolean => {
     const v = data[i] as number | bigint;
-    return isBool ? v !== 0 : v;
+    return isBool ? v !== 0 : decode !== undefined ? decode(v as number) : v;
   };
   if (shape.length === 0) return get(0);
   let offset = 0;

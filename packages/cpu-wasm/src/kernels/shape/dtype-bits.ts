@@ -6,7 +6,15 @@
  * 4-byte words so no NaN payload is canonicalised by a Float64Array round trip). Only `req = add`,
  * fills and index reads look at values, through the helpers here.
  */
-import { DType, type DTypeName, MXNetError } from '@mx/base';
+import {
+  DType,
+  type DTypeName,
+  fromBFloat16Bits,
+  fromHalfBits,
+  MXNetError,
+  toBFloat16Bits,
+  toHalfBits,
+} from '@mx/base';
 import type { CpuWasmRuntime } from '../../runtime.js';
 
 /** Views that move raw words. */
@@ -20,65 +28,14 @@ export function wordView(rt: CpuWasmRuntime, bytes: 1 | 2 | 4): WordArray {
   return new Int32Array(buf);
 }
 
-const F32 = new Float32Array(1);
-const U32 = new Uint32Array(F32.buffer);
-
 /** IEEE half bits -> number. */
-export function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * f * 2 ** -24;
-  if (e === 31) return f ? Number.NaN : s * Number.POSITIVE_INFINITY;
-  return s * (1 + f / 1024) * 2 ** (e - 15);
-}
-
-/** number -> IEEE half bits (round to nearest even). */
-export function floatToHalf(v: number): number {
-  F32[0] = v;
-  const x = U32[0] as number;
-  const sign = (x >>> 16) & 0x8000;
-  const e = (x >>> 23) & 0xff;
-  let m = x & 0x7fffff;
-  if (e === 0xff) return sign | 0x7c00 | (m ? 0x200 : 0);
-  let exp = e - 127 + 15;
-  if (exp >= 31) return sign | 0x7c00;
-  if (exp <= 0) {
-    if (exp < -10) return sign;
-    m |= 0x800000;
-    const shift = 14 - exp;
-    const half = 1 << (shift - 1);
-    let r = m >>> shift;
-    const rem = m & ((1 << shift) - 1);
-    if (rem > half || (rem === half && r & 1)) r++;
-    return sign | r;
-  }
-  let r = m >>> 13;
-  const rem = m & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && r & 1)) {
-    r++;
-    if (r === 0x400) {
-      r = 0;
-      exp++;
-      if (exp >= 31) return sign | 0x7c00;
-    }
-  }
-  return sign | (exp << 10) | r;
-}
-
+export const halfToFloat = fromHalfBits;
+/** number -> IEEE half bits (round to nearest even, from the double). */
+export const floatToHalf = toHalfBits;
 /** bfloat16 bits -> number. */
-export function bfloatToFloat(h: number): number {
-  U32[0] = (h & 0xffff) << 16;
-  return F32[0] as number;
-}
-
+export const bfloatToFloat = fromBFloat16Bits;
 /** number -> bfloat16 bits (round to nearest even). */
-export function floatToBfloat(v: number): number {
-  F32[0] = v;
-  const x = U32[0] as number;
-  if (Number.isNaN(v)) return ((x >>> 16) | 0x40) & 0xffff;
-  return ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
-}
+export const floatToBfloat = toBFloat16Bits;
 
 /**
  * Read `count` values of an index array at byte `address` as integers (truncated toward zero,
