@@ -71,6 +71,32 @@ describe('bulking', () => {
     expect(groups).toEqual(['c1+c2', 'g1', 'p', 'c3', 'c4']);
   });
 
+  it('a partial bulk pushed by an op running in a drain is flushed after that drain, without a wait', async () => {
+    const e = createEngine({ kind: 'threaded' });
+    e.setBulkSize(8);
+    const [a, b] = [e.newVariable('a'), e.newVariable('b')];
+    let inner = false;
+    e.pushAsync(
+      (_r, done) => {
+        e.pushSync(
+          () => {
+            inner = true;
+          },
+          cpu(),
+          [],
+          [b],
+        );
+        done();
+      },
+      cpu(),
+      [],
+      [a],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(inner).toBe(true);
+    await e.waitForAll();
+  });
+
   it('a failing function fails the whole bulk: the error lands on every var the bulk writes', async () => {
     const e = createEngine({ kind: 'threaded' });
     const a = e.newVariable('a');

@@ -7,6 +7,7 @@
  * `createEngine({ kind })` or MXNET_ENGINE_TYPE like MXNet's `CreateEngine`.
  */
 import { type Context, cpu, MXNetError } from '@mx/base';
+import type { MXNetAggregateError } from './exception.js';
 import { FnProperty } from './fn-property.js';
 import {
   type AsyncFn,
@@ -77,19 +78,32 @@ export interface Engine {
    */
   deleteVariable(deleteFn: SyncFn | null, ctx: Context, v: Var): void;
   /**
-   * Resolve once every write pushed to `v` so far has completed. Rejects with the error `v` carries,
-   * once: the error is then cleared for every var and op sharing it.
+   * Resolve once every write pushed to `v` so far has completed. Rejects with the error `v` carries
+   * if no wait has delivered it yet, once (MXNet's rule): the error is then marked delivered for
+   * every var and op sharing it. With `sticky`, also rejects while `v` still carries an error that was
+   * delivered before (see {@link failureOf}); NDArray reads use this so a failed array stays failed.
    */
-  waitForVar(v: Var): Promise<void>;
-  /** Resolve once no op is pending. Rejects with the first error not yet delivered, once. */
+  waitForVar(v: Var, options?: WaitOptions): Promise<void>;
+  /**
+   * Resolve once no op is pending. Rejects if failures no wait has delivered yet exist, and delivers
+   * them all: with the error itself when there is one, with an {@link MXNetAggregateError} (op
+   * `waitall`, listing each, `errors` holding them, `cause` the first) when there are several.
+   */
   waitForAll(): Promise<void>;
   /**
    * Synchronous waitForVar: runs ready ops on the calling thread until `v` is ready. Throws
    * MXNetError when that needs an asynchronous op that cannot complete on this thread.
    */
-  waitForVarSync(v: Var): void;
+  waitForVarSync(v: Var, options?: WaitOptions): void;
   /** Synchronous waitForAll, with the same limits as {@link waitForVarSync}. */
   waitForAllSync(): void;
+  /**
+   * The failure `v` carries (sticky): the error of its last completed write when that op failed, or
+   * was skipped or ran `noSkip` because an input had failed; undefined when that write succeeded.
+   * Waits do not clear it; the next write that runs and succeeds does. Ops read it at run time to
+   * refuse reading the memory of a failed var. Accepts a var whose deletion is pending.
+   */
+  failureOf(v: Var): unknown | undefined;
   /** Set how many consecutive sync pushes are grouped into one op; returns the previous size. */
   setBulkSize(size: number): number;
   /** The current bulk size (0 = no bulking). */
@@ -102,6 +116,12 @@ export interface Engine {
   stop(): Promise<void>;
   /** Enter the shutdown phase: ops not yet started complete without running (deleteVar ops still run). */
   notifyShutdown(): void;
+}
+
+/** Options of {@link Engine.waitForVar}. */
+export interface WaitOptions {
+  /** Also reject while the var carries a failure that an earlier wait delivered. Default false. */
+  readonly sticky?: boolean;
 }
 
 export interface EngineOptions {
@@ -118,6 +138,42 @@ export function checkBulkSize(size: number): void {
   }
 }
 
+/** @internal A checked push: deduplicated vars (reads, read-writes, writes) and options. */
+export interface PushArgs {
+  readonly vars: Var[];
+  numConst: number;
+  numRW: number;
+  numVars: number;
+  name: string | null;
+  prop: FnProperty;
+  priority: number;
+}
+
+/** `api(name)` for error messages (built only on error paths). */
+function where(api: string, name: string | null, fn: unknown): string {
+  return `${api}(${name ?? ((fn as { name?: string } | null)?.name || 'anonymous')})`;
+}
+
+/** The valid case of checkPushOptions, without building anything. */
+function validPushOptions(prop: unknown, priority: unknown): boolean {
+  return (
+    typeof prop === 'number' &&
+    Number.isInteger(prop) &&
+    prop >= 0 &&
+    prop <= FnProperty.noSkip &&
+    typeof priority === 'number' &&
+    Number.isFinite(priority)
+  );
+}
+
+/** @internal The function of a deleteVariable op: marks the var dead, then runs the user's. */
+export function deleteVarFn(v: Var, deleteFn: SyncFn | null): SyncFn {
+  return (rctx: RunContext) => {
+    v.dead = true;
+    deleteFn?.(rctx);
+  };
+}
+
 /** Argument checks and shared machinery of both engine kinds. */
 export abstract class EngineBase {
   readonly profiler = new Profiler();
@@ -132,6 +188,11 @@ export abstract class EngineBase {
 
   newVariable(name?: string): Var {
     return new Var(this, ++this.#nextVarId, name);
+  }
+
+  failureOf(v: Var): unknown | undefined {
+    if (!(v instanceof Var) || v.owner !== this) checkVar(this, v, 'failureOf');
+    return v.exception?.error;
   }
 
   pushAsync(
@@ -164,11 +225,29 @@ export abstract class EngineBase {
     const prop = options.prop ?? FnProperty.normal;
     this.checkFn(fn, name, 'newOperator');
     checkPushOptions(prop, 0, `newOperator(${name})`);
-    const [c, m] = this.checkVarLists(constVars, mutateVars, `newOperator(${name})`, undefined);
-    return new Operator(this, fn, c, m, prop, name);
+    const [c, m, numRW] = this.checkVarLists(constVars, mutateVars, `newOperator(${name})`, undefined);
+    return new Operator(this, fn, c, m, numRW, prop, name);
   }
 
   push(op: Operator, ctx: Context, options: { readonly priority?: number } = {}): void {
+    const priority = this.checkOperatorPush(op, ctx, options);
+    const block = new OprBlock().init(
+      op.fn,
+      false,
+      op.prop,
+      priority,
+      op.name,
+      ctx,
+      false,
+      false,
+      ++this.seq,
+    );
+    block.setVars(op.constVars, op.mutateVars, op.numRW); // checked, deduplicated by newOperator
+    this.submit(block);
+  }
+
+  /** @internal Checks of `push(op, ctx, options)`; returns the priority. */
+  protected checkOperatorPush(op: Operator, ctx: Context, options: { readonly priority?: number }): number {
     if (!(op instanceof Operator) || op.owner !== this) {
       throw new MXNetError('expected an operator created by this engine with newOperator()', { op: 'push' });
     }
@@ -184,19 +263,7 @@ export abstract class EngineBase {
     checkPushOptions(op.prop, priority, where);
     for (const v of op.constVars) checkVar(this, v, where, ctx);
     for (const v of op.mutateVars) checkVar(this, v, where, ctx);
-    const block = this.newBlock().init(
-      op.fn,
-      false,
-      op.prop,
-      priority,
-      op.name,
-      ctx,
-      false,
-      false,
-      ++this.seq,
-    );
-    block.setVars(op.constVars, op.mutateVars); // checked above, deduplicated by newOperator
-    this.submit(block);
+    return priority;
   }
 
   deleteOperator(op: Operator): void {
@@ -217,16 +284,9 @@ export abstract class EngineBase {
   }
 
   deleteVariable(deleteFn: SyncFn | null, ctx: Context, v: Var): void {
-    checkVar(this, v, 'deleteVariable', ctx);
-    if (deleteFn !== null && typeof deleteFn !== 'function') {
-      throw new MXNetError('deleteFn must be a function or null', { op: 'deleteVariable' });
-    }
-    this.checkContext(ctx, 'deleteVariable');
-    const block = this.newBlock().init(
-      (rctx: RunContext) => {
-        v.dead = true;
-        deleteFn?.(rctx);
-      },
+    this.checkDeleteVariable(deleteFn, ctx, v);
+    const block = new OprBlock().init(
+      deleteVarFn(v, deleteFn),
       true,
       FnProperty.deleteVar,
       0,
@@ -236,9 +296,18 @@ export abstract class EngineBase {
       false,
       ++this.seq,
     );
-    dedupVars(this, [], [v], 'deleteVariable', ctx, block);
+    block.setVars([], [v], 0);
     v.deleteRequested = true;
     this.submit(block);
+  }
+
+  /** @internal Checks of `deleteVariable`. */
+  protected checkDeleteVariable(deleteFn: SyncFn | null, ctx: Context, v: Var): void {
+    checkVar(this, v, 'deleteVariable', ctx);
+    if (deleteFn !== null && typeof deleteFn !== 'function') {
+      throw new MXNetError('deleteFn must be a function or null', { op: 'deleteVariable' });
+    }
+    this.checkContext(ctx, 'deleteVariable');
   }
 
   bulk<T>(size: number, body: () => T): T {
@@ -259,14 +328,6 @@ export abstract class EngineBase {
 
   abstract setBulkSize(size: number): number;
 
-  /** @internal A fresh block; the threaded engine recycles them. */
-  protected newBlock(): OprBlock {
-    return new OprBlock();
-  }
-
-  /** @internal Give back a block that was never pushed. */
-  protected dropBlock(_block: OprBlock): void {}
-
   /** @internal Build a checked block for pushAsync/pushSync. */
   protected makeBlock(
     fn: SyncFn | AsyncFn,
@@ -277,6 +338,31 @@ export abstract class EngineBase {
     options: PushOptions | undefined,
     api: string,
   ): OprBlock {
+    const a = this.checkPush(fn, ctx, constVars, mutateVars, options, api);
+    const block = new OprBlock().init(fn, isSync, a.prop, a.priority, a.name, ctx, false, false, ++this.seq);
+    const out = block.vars;
+    for (let i = 0; i < a.numVars; i++) out[i] = a.vars[i] as Var;
+    block.numConst = a.numConst;
+    block.numRW = a.numRW;
+    block.numVars = a.numVars;
+    return block;
+  }
+
+  /**
+   * @internal Check the arguments of pushAsync/pushSync into the engine's scratch `PushArgs` (valid
+   * until the next push; the caller copies what it keeps) and, with `dedup`, deduplicate their vars
+   * into it. Throws MXNetError naming `api(name)`.
+   */
+  protected checkPush(
+    fn: SyncFn | AsyncFn,
+    ctx: Context,
+    constVars: readonly Var[],
+    mutateVars: readonly Var[],
+    options: PushOptions | undefined,
+    api: string,
+    dedup = true,
+  ): PushArgs {
+    const a = this.#pushArgs;
     let name: string | null = null;
     let prop: FnProperty = FnProperty.normal;
     let priority = 0;
@@ -286,46 +372,66 @@ export abstract class EngineBase {
       priority = options.priority ?? 0;
     }
     if (typeof fn !== 'function') this.checkFn(fn, name ?? 'anonymous', api);
-    const block = this.newBlock().init(fn, isSync, prop, priority, name, ctx, false, false, 0);
+    a.name = name;
+    a.prop = prop;
+    a.priority = priority;
+    if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number')
+      this.checkContext(ctx, where(api, name, fn));
+    if ((prop !== FnProperty.normal || priority !== 0) && !validPushOptions(prop, priority))
+      checkPushOptions(prop, priority, where(api, name, fn));
+    if (!Array.isArray(constVars) || !Array.isArray(mutateVars))
+      this.checkVarLists(constVars, mutateVars, where(api, name, fn), ctx);
+    if (dedup) this.dedupPush(fn, name, ctx, constVars, mutateVars, api, a, 0);
+    return a;
+  }
+
+  /** @internal dedupVars into `into` from `at`, with errors naming `api(name)` (built off the hot path). */
+  protected dedupPush(
+    fn: unknown,
+    name: string | null,
+    ctx: Context,
+    constVars: readonly Var[],
+    mutateVars: readonly Var[],
+    api: string,
+    into: { vars: unknown[]; numConst: number; numRW: number; numVars: number },
+    at: number,
+  ): void {
     try {
-      if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number') {
-        this.checkContext(ctx, `${api}(${block.name})`);
-      }
-      if (prop !== FnProperty.normal || priority !== 0)
-        checkPushOptions(prop, priority, `${api}(${block.name})`);
-      if (!Array.isArray(constVars) || !Array.isArray(mutateVars)) {
-        this.checkVarLists(constVars, mutateVars, `${api}(${block.name})`, ctx);
-      }
-      dedupVars(this, constVars, mutateVars, api, ctx, block);
+      dedupVars(this, constVars, mutateVars, api, ctx, into, at);
     } catch (e) {
-      const where = `${api}(${block.name})`;
-      this.dropBlock(block);
-      // Var errors name only the API on the hot path; add the op's name here, off it.
       if (e instanceof MXNetError && e.op === api) {
-        throw new MXNetError(e.reason, { op: where, device: e.device, hint: e.hint });
+        throw new MXNetError(e.reason, { op: where(api, name, fn), device: e.device, hint: e.hint });
       }
       throw e;
     }
-    block.seq = ++this.seq;
-    return block;
   }
 
-  /** @internal Check and deduplicate var lists into fresh arrays. */
+  readonly #pushArgs: PushArgs = {
+    vars: [],
+    numConst: 0,
+    numRW: 0,
+    numVars: 0,
+    name: null,
+    prop: FnProperty.normal,
+    priority: 0,
+  };
+
+  /** @internal Check and deduplicate var lists into fresh arrays: reads, writes (read-write first), numRW. */
   protected checkVarLists(
     constVars: readonly Var[],
     mutateVars: readonly Var[],
     where: string,
     ctx: Context | undefined,
-  ): [Var[], Var[]] {
+  ): [Var[], Var[], number] {
     if (!Array.isArray(constVars) || !Array.isArray(mutateVars)) {
       throw new MXNetError('constVars and mutateVars must be arrays of variables', {
         op: where,
         device: ctx?.toString(),
       });
     }
-    const out = { vars: [] as Var[], numConst: 0, numVars: 0 };
+    const out = { vars: [] as Var[], numConst: 0, numRW: 0, numVars: 0 };
     dedupVars(this, constVars, mutateVars, where, ctx, out);
-    return [out.vars.slice(0, out.numConst), out.vars.slice(out.numConst, out.numVars)];
+    return [out.vars.slice(0, out.numConst), out.vars.slice(out.numConst, out.numVars), out.numRW];
   }
 
   /** @internal */

@@ -99,7 +99,7 @@ describe('threaded engine: MXNet exception semantics', () => {
     expect(await outcome(e.waitForAll())).toBe('ok');
   });
 
-  it('errors follow the dependency chain and are cleared for the whole chain by one wait', async () => {
+  it('errors follow the dependency chain and are delivered for the whole chain by one wait', async () => {
     const e = createEngine({ kind: 'threaded' });
     const [x, y, z, w] = ['x', 'y', 'z', 'w'].map((n) => e.newVariable(n)) as [
       ReturnType<Engine['newVariable']>,
@@ -117,10 +117,17 @@ describe('threaded engine: MXNet exception semantics', () => {
     expect(await outcome(e.waitForVar(x))).toBe('ok');
     expect(await outcome(e.waitForVar(y))).toBe('ok');
     expect(ran).toEqual(['D']);
-    // once cleared, new ops on those vars run normally
+    // delivered, but the vars stay failed (sticky): an op reading them is skipped ...
     e.pushSync(() => ran.push('E'), cpu(), [x, y], [z]);
     await e.waitForVar(z);
-    expect(ran).toEqual(['D', 'E']);
+    expect(ran).toEqual(['D']);
+    expect((e.failureOf(z) as Error).message).toMatch(/root cause/);
+    // ... until they are overwritten: a pure write runs and clears the failure
+    e.pushSync(() => ran.push('X'), cpu(), [], [x, y]);
+    e.pushSync(() => ran.push('E'), cpu(), [x, y], [z]);
+    await e.waitForVar(z, { sticky: true });
+    expect(ran).toEqual(['D', 'X', 'E']);
+    expect([e.failureOf(x), e.failureOf(y), e.failureOf(z)]).toEqual([undefined, undefined, undefined]);
   });
 
   it('a failure reported through onComplete(err) or thrown by an async function both propagate', async () => {
@@ -151,7 +158,7 @@ describe('threaded engine: MXNet exception semantics', () => {
 });
 
 describe('naive engine: errors reach the pusher', () => {
-  it('a failing op throws at push and nothing is stored on its vars', async () => {
+  it('a failing op throws at push; dependents still run, and waits do not rethrow it', async () => {
     const e = createEngine({ kind: 'naive' });
     const a = e.newVariable();
     const b = e.newVariable();

@@ -7,10 +7,12 @@
  * an asynchronous op (device queue, worker, I/O) holds it until `onComplete`, which is what bounds
  * in-flight device work per context. Worker lanes are FIFO (MXNet: "worker queues are FIFO"); copy
  * and prioritized lanes are ordered by priority, then push order. deleteVar ops jump the queue.
+ * Ops are slots of the engine's OpTable: a FIFO lane links them through the slot's NEXT field, a
+ * priority lane keeps a binary heap of slot ids.
  */
 import type { Context, Env } from '@mx/base';
 import { FnProperty } from './fn-property.js';
-import type { OprBlock } from './opr.js';
+import { F64, FLAGS, I32, NEXT, type OpTable, PRIORITY, PROP_SHIFT, SEQ } from './op-table.js';
 
 export type LaneKind = 'worker' | 'copy' | 'priority';
 
@@ -35,11 +37,19 @@ export function laneKey(ctx: Context, kind: LaneKind): number {
   return ctx.key * 4 + KIND_INDEX[kind];
 }
 
+/** The FnProperty of op `id`. */
+function propOf(t: OpTable, id: number): number {
+  return ((t.i32[id * I32 + FLAGS] as number) >> PROP_SHIFT) & 15;
+}
+
 /** Priority order: higher priority first, deleteVar first of all, then push order. */
-function before(a: OprBlock, b: OprBlock): boolean {
-  const pa = a.prop === FnProperty.deleteVar ? Number.POSITIVE_INFINITY : a.priority;
-  const pb = b.prop === FnProperty.deleteVar ? Number.POSITIVE_INFINITY : b.priority;
-  return pa > pb || (pa === pb && a.seq < b.seq);
+function before(t: OpTable, a: number, b: number): boolean {
+  const f = t.f64;
+  const pa =
+    propOf(t, a) === FnProperty.deleteVar ? Number.POSITIVE_INFINITY : (f[a * F64 + PRIORITY] as number);
+  const pb =
+    propOf(t, b) === FnProperty.deleteVar ? Number.POSITIVE_INFINITY : (f[b * F64 + PRIORITY] as number);
+  return pa > pb || (pa === pb && (f[a * F64 + SEQ] as number) < (f[b * F64 + SEQ] as number));
 }
 
 /** Slots of a lane: MXNet's thread counts for the device and kind (MXNET_*_NTHREADS). */
@@ -63,21 +73,24 @@ export class Lane {
   /** Link in the engine's runnable list. */
   nextRunnable: Lane | null = null;
   readonly #ordered: boolean;
-  // FIFO (intrusive list through OprBlock.next)
-  #head: OprBlock | null = null;
-  #tail: OprBlock | null = null;
-  // priority heap
-  readonly #heap: OprBlock[] = [];
+  readonly #table: OpTable;
+  // FIFO (intrusive list through the slots' NEXT field; 0 = none)
+  #head = 0;
+  #tail = 0;
+  // priority heap of slot ids
+  readonly #heap: number[] = [];
   #size = 0;
 
   constructor(
     readonly ctx: Context,
     readonly kind: LaneKind,
     readonly slots: number,
-    /** Small integer naming the lane in profiles (Chrome trace `tid`). */
+    /** Small integer naming the lane in profiles (Chrome trace `tid`); also its index + 1 in the engine. */
     readonly tid: number,
+    table: OpTable,
   ) {
     this.#ordered = kind !== 'worker';
+    this.#table = table;
   }
 
   get size(): number {
@@ -89,54 +102,57 @@ export class Lane {
     return this.#size > 0 && this.inFlight < this.slots;
   }
 
-  push(block: OprBlock): void {
+  push(id: number): void {
     ++this.#size;
     if (this.#ordered) {
-      this.#heapPush(block);
+      this.#heapPush(id);
       return;
     }
-    block.next = null;
-    if (block.prop === FnProperty.deleteVar) {
-      block.next = this.#head;
-      this.#head = block;
-      if (this.#tail === null) this.#tail = block;
-    } else if (this.#tail === null) {
-      this.#head = this.#tail = block;
+    const i32 = this.#table.i32;
+    if (propOf(this.#table, id) === FnProperty.deleteVar) {
+      i32[id * I32 + NEXT] = this.#head;
+      this.#head = id;
+      if (this.#tail === 0) this.#tail = id;
     } else {
-      this.#tail.next = block;
-      this.#tail = block;
+      i32[id * I32 + NEXT] = 0;
+      if (this.#tail === 0) this.#head = id;
+      else i32[this.#tail * I32 + NEXT] = id;
+      this.#tail = id;
     }
   }
 
-  pop(): OprBlock | null {
-    if (this.#size === 0) return null;
+  /** The next op to run (the lane must not be empty). */
+  pop(): number {
     --this.#size;
     if (this.#ordered) return this.#heapPop();
-    const b = this.#head as OprBlock;
-    this.#head = b.next;
-    if (this.#head === null) this.#tail = null;
-    b.next = null;
-    return b;
+    const i32 = this.#table.i32;
+    const id = this.#head;
+    this.#head = i32[id * I32 + NEXT] as number;
+    if (this.#head === 0) this.#tail = 0;
+    i32[id * I32 + NEXT] = 0;
+    return id;
   }
 
-  #heapPush(b: OprBlock): void {
+  #heapPush(id: number): void {
     const h = this.#heap;
+    const t = this.#table;
     let i = h.length;
-    h.push(b);
+    h.push(id);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      const parent = h[p] as OprBlock;
-      if (!before(b, parent)) break;
+      const parent = h[p] as number;
+      if (!before(t, id, parent)) break;
       h[i] = parent;
       i = p;
     }
-    h[i] = b;
+    h[i] = id;
   }
 
-  #heapPop(): OprBlock {
+  #heapPop(): number {
     const h = this.#heap;
-    const top = h[0] as OprBlock;
-    const last = h.pop() as OprBlock;
+    const t = this.#table;
+    const top = h[0] as number;
+    const last = h.pop() as number;
     const n = h.length;
     if (n > 0) {
       let i = 0;
@@ -144,9 +160,9 @@ export class Lane {
         const l = 2 * i + 1;
         if (l >= n) break;
         const r = l + 1;
-        const c = r < n && before(h[r] as OprBlock, h[l] as OprBlock) ? r : l;
-        const child = h[c] as OprBlock;
-        if (!before(child, last)) break;
+        const c = r < n && before(t, h[r] as number, h[l] as number) ? r : l;
+        const child = h[c] as number;
+        if (!before(t, child, last)) break;
         h[i] = child;
         i = c;
       }

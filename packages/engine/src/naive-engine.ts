@@ -7,11 +7,14 @@
  * cannot block, so when an op's function returns without completing (and registered no blocking
  * wait), later pushes queue behind it and run, still one at a time and in order, when it
  * completes. Errors of ops that ran after their push returned cannot reach a pusher; the next wait
- * (waitForVar or waitForAll) rethrows the first of them, once. As in MXNet, NaiveEngine keeps no
- * errors on vars: dependents of a failed op still run, and bulk size is always 0.
+ * (waitForVar or waitForAll) rethrows them, once. As in MXNet, dependents of a failed op still run
+ * and bulk size is always 0; but a failed op's writes keep its failure (sticky, for `failureOf` and
+ * sticky waits, so a failed array stays failed), and so do the writes of an op that read a failed
+ * var, until an op that reads no failed var overwrites them. Waits rethrow only undelivered errors.
  */
 import { Env, MXNetError } from '@mx/base';
-import { checkBulkSize, type Engine, EngineBase, type EngineOptions } from './engine.js';
+import { checkBulkSize, type Engine, EngineBase, type EngineOptions, type WaitOptions } from './engine.js';
+import { deliverAll, ExceptionRef } from './exception.js';
 import { FnProperty } from './fn-property.js';
 import { checkVar, DONE, type OprBlock, RUNNING, type SyncFn } from './opr.js';
 import type { Var } from './var.js';
@@ -23,7 +26,8 @@ export class NaiveEngine extends EngineBase implements Engine {
   #queue: OprBlock[] = [];
   #queueHead = 0;
   #current: OprBlock | null = null;
-  #deferred: unknown[] = [];
+  /** Failures of ops that ran after their push returned, for the next wait. */
+  #deferred: ExceptionRef[] = [];
   #idleWaiters: (() => void)[] = [];
   #executing = 0;
   #shutdown = false;
@@ -42,11 +46,17 @@ export class NaiveEngine extends EngineBase implements Engine {
   /** @internal */
   protected submit(block: OprBlock): void {
     ++this.#pending;
-    if (this.#current !== null) {
+    // A delete pushed from inside a running op (a finalizer fired by a forced GC in a kernel) must
+    // not free what that op is reading: it runs once the op returns.
+    if (this.#current !== null || (this.#executing > 0 && block.prop === FnProperty.deleteVar)) {
       this.#queue.push(block);
       return;
     }
-    this.#run(block, true);
+    try {
+      this.#run(block, true);
+    } finally {
+      if (this.#executing === 0 && this.#current === null) this.#runQueued();
+    }
   }
 
   /** Run one op. `atPush`: its push is on the stack, so its error is thrown there. */
@@ -55,15 +65,22 @@ export class NaiveEngine extends EngineBase implements Engine {
     if (this.profiler.isProfiling) this.profiler.startOp(block);
     if (this.#shutdown && block.prop !== FnProperty.deleteVar) {
       block.skipped = true;
-      this.#finish(block, false);
+      this.#finish(block, null);
       return;
+    }
+    // A failure on a var the op reads is passed on to its writes (the op still runs, as in MXNet).
+    for (let i = 0, n = block.numConst + block.numRW; i < n; i++) {
+      const e = (block.vars[i] as Var).exception;
+      if (e !== null) {
+        block.exception = e;
+        break;
+      }
     }
     let threw = false;
     let thrown: unknown;
     // Completion reported while the function (or its blocking wait) is still on the stack.
     let inCall = true;
-    let callFailed = false;
-    let callError: unknown;
+    let callError = null as ExceptionRef | null;
     const onComplete = (error?: unknown): void => {
       if (block.state === DONE) {
         throw new MXNetError(`onComplete was called more than once for op "${block.name}"`, {
@@ -73,14 +90,14 @@ export class NaiveEngine extends EngineBase implements Engine {
         });
       }
       const failed = error !== undefined && error !== null;
-      this.#finish(block, failed);
+      const box = failed ? new ExceptionRef(error, block.name) : null;
+      this.#finish(block, box);
       if (inCall) {
-        callFailed = failed;
-        callError = error;
+        callError = box;
         return;
       }
       this.#current = null;
-      if (failed) this.#deferred.push(error);
+      if (box !== null) this.#deferred.push(box);
       this.#runQueued();
     };
     ++this.#executing;
@@ -103,28 +120,38 @@ export class NaiveEngine extends EngineBase implements Engine {
     inCall = false;
     if (block.isSync || (threw && block.state !== DONE)) {
       // A sync op, or an async one that failed before completing: it ends here.
-      this.#finish(block, threw);
-      if (threw) this.#deliver(thrown, atPush);
+      const box = threw ? new ExceptionRef(thrown, block.name) : null;
+      this.#finish(block, box);
+      if (box !== null) this.#deliver(box, atPush);
     } else if (block.state === DONE) {
-      if (threw) this.#deferred.push(thrown);
-      if (callFailed) this.#deliver(callError, atPush);
+      if (threw) this.#deferred.push(new ExceptionRef(thrown, block.name));
+      if (callError !== null) this.#deliver(callError, atPush);
     } else {
       this.#current = block;
     }
   }
 
-  /** Throw at the push when it is on the stack; otherwise keep the error for the next wait. */
-  #deliver(error: unknown, atPush: boolean): void {
-    if (atPush) throw error;
-    this.#deferred.push(error);
+  /** Throw at the push when it is on the stack (that delivers it); otherwise keep it for the next wait. */
+  #deliver(box: ExceptionRef, atPush: boolean): void {
+    if (atPush) throw box.deliver();
+    this.#deferred.push(box);
   }
 
-  /** Bookkeeping after an op: versions, profile, idle notification. */
-  #finish(block: OprBlock, failed: boolean): void {
+  /**
+   * Bookkeeping after an op: its writes carry its own failure `box`, else one inherited from its
+   * reads, else none (a success clears them; a shutdown skip leaves them); versions, profile, idle.
+   */
+  #finish(block: OprBlock, box: ExceptionRef | null): void {
     block.state = DONE;
-    for (let i = block.numConst; i < block.numVars; i++) ++(block.vars[i] as Var).completedWrites;
+    const ex = box ?? block.exception;
+    const store = ex !== null || !block.skipped;
+    for (let i = block.numConst; i < block.numVars; i++) {
+      const v = block.vars[i] as Var;
+      if (store) v.exception = ex;
+      ++v.completedWrites;
+    }
     if (block.profStart >= 0) {
-      this.profiler.endOp(block, 'naive', 1, failed);
+      this.profiler.endOp(block, 'naive', 1, ex !== null);
     }
     if (--this.#pending === 0) {
       const idle = this.#idleWaiters;
@@ -144,11 +171,12 @@ export class NaiveEngine extends EngineBase implements Engine {
     }
   }
 
-  #takeDeferred(): [boolean, unknown] {
-    if (this.#deferred.length === 0) return [false, undefined];
-    const e = this.#deferred[0];
+  /** Deliver the deferred failures (see deliverAll): what the next wait rethrows. */
+  #takeDeferred(): { failed: boolean; error: unknown } {
+    if (this.#deferred.length === 0) return { failed: false, error: undefined };
+    const r = deliverAll(this.#deferred);
     this.#deferred = [];
-    return [true, e];
+    return r;
   }
 
   #whenIdle(): Promise<void> {
@@ -156,22 +184,24 @@ export class NaiveEngine extends EngineBase implements Engine {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  async waitForVar(v: Var): Promise<void> {
+  async waitForVar(v: Var, options?: WaitOptions): Promise<void> {
     checkVar(this, v, 'waitForVar');
     await this.#whenIdle();
-    const [has, e] = this.#takeDeferred();
-    if (has) throw e;
+    const { failed, error } = this.#takeDeferred();
+    if (failed) throw error;
+    if (options?.sticky === true && v.exception !== null) throw v.exception.error;
   }
 
   async waitForAll(): Promise<void> {
     await this.#whenIdle();
-    const [has, e] = this.#takeDeferred();
-    if (has) throw e;
+    const { failed, error } = this.#takeDeferred();
+    if (failed) throw error;
   }
 
-  waitForVarSync(v: Var): void {
+  waitForVarSync(v: Var, options?: WaitOptions): void {
     checkVar(this, v, 'waitForVarSync');
     this.waitForAllSync();
+    if (options?.sticky === true && v.exception !== null) throw v.exception.error;
   }
 
   waitForAllSync(): void {
@@ -203,8 +233,8 @@ export class NaiveEngine extends EngineBase implements Engine {
         });
       }
     }
-    const [has, e] = this.#takeDeferred();
-    if (has) throw e;
+    const { failed, error } = this.#takeDeferred();
+    if (failed) throw error;
   }
 
   /** NaiveEngine does not bulk (MXNet: the base Engine's bulk size is always 0). */

@@ -1,18 +1,21 @@
 /**
  * Operators as the engine sees them: `Operator` (a reusable op from `newOperator`, MXNet
- * `ThreadedOpr`) and `OprBlock` (one push of an op, MXNet `OprBlock`), plus the function types and
- * the `RunContext` an op's function receives.
+ * `ThreadedOpr`) and `OprBlock` (one push of an op, MXNet `OprBlock`, as the NaiveEngine keeps it;
+ * the threaded engine keeps pending ops in its OpTable instead), plus the function types, the
+ * `RunContext` an op's function receives, and the checks and var deduplication every push goes
+ * through.
  *
- * An OprBlock carries everything a push needs (function, vars, property) so a temporary op from
- * `pushAsync`/`pushSync` costs one object, and it doubles as the op's RunContext so running an op
- * allocates nothing more. Vars are deduplicated at push: a var listed twice counts once, and a var
- * that is both read and written counts as a write (MXNet `DeduplicateVarHandle`), keeping the order
- * in which the caller listed them (that order decides which input's error an op inherits first).
+ * An OprBlock carries everything a push needs (function, vars, property) and doubles as the op's
+ * RunContext. Vars are deduplicated at push: a var listed twice counts once, and a var
+ * that is both read and written is queued as a write (MXNet `DeduplicateVarHandle`). Such read-write
+ * vars come first among the writes and are counted (`numRW`), because for failures they count as
+ * reads: an op inherits a delivered (sticky) failure from what it reads, not from what it only
+ * overwrites. Otherwise the caller's order is kept (it decides which input's error is inherited).
  */
 import { type Context, MXNetError } from '@mx/base';
 import type { ExceptionRef } from './exception.js';
 import { FnProperty } from './fn-property.js';
-import { Var, type VarWaiter } from './var.js';
+import { Var } from './var.js';
 
 /** What an op's function gets: where it runs, and a hook for synchronous waits. */
 export interface RunContext {
@@ -64,30 +67,26 @@ export class Operator {
     readonly owner: object,
     readonly fn: AsyncFn,
     readonly constVars: readonly Var[],
+    /** Deduplicated writes, the `numRW` read-write vars first. */
     readonly mutateVars: readonly Var[],
+    readonly numRW: number,
     readonly prop: FnProperty,
     readonly name: string,
   ) {}
 }
 
-/**
- * @internal One pushed op: dependency counter, payload, and its RunContext. Blocks are recycled
- * by the threaded engine (see VarBlockPool for why); `generation` changes on every reuse so a stale
- * completion callback is detected instead of completing someone else's op.
- */
-export class OprBlock implements RunContext, VarWaiter {
-  wait = 0;
+/** @internal One pushed op of the NaiveEngine: payload, state, and its RunContext. */
+export class OprBlock implements RunContext {
   state = QUEUED;
-  generation = 0;
   fn: SyncFn | AsyncFn = noop;
   isSync = true;
   /**
-   * The op's vars, deduplicated: reads in `[0, numConst)`, writes in `[numConst, numVars)`. One array
-   * reused with counts (entries past numVars are stale) because truncating arrays on every recycle
-   * showed up at 6% of the throughput benchmark.
+   * The op's vars, deduplicated: reads in `[0, numConst)`, writes in `[numConst, numVars)`, of which
+   * the first `numRW` are also read.
    */
   readonly vars: Var[] = [];
   numConst = 0;
+  numRW = 0;
   numVars = 0;
   prop: FnProperty = FnProperty.normal;
   priority = 0;
@@ -104,10 +103,6 @@ export class OprBlock implements RunContext, VarWaiter {
   profStart = -1;
   profStartSeq = 0;
   skipped = false;
-  /** Intrusive link for FIFO lane queues. */
-  next: OprBlock | null = null;
-  /** Lane the block runs in; null when run inline. */
-  lane: unknown = null;
   /** Extra profile arguments (bulk members). */
   profArgs: Readonly<Record<string, unknown>> | null = null;
 
@@ -136,31 +131,14 @@ export class OprBlock implements RunContext, VarWaiter {
   }
 
   /** Set vars that are already checked and deduplicated (a reusable operator's, a wait's). */
-  setVars(reads: readonly Var[], writes: readonly Var[]): void {
+  setVars(reads: readonly Var[], writes: readonly Var[], numRW: number): void {
     const out = this.vars;
     let n = 0;
     for (const v of reads) out[n++] = v;
     this.numConst = n;
+    this.numRW = numRW;
     for (const v of writes) out[n++] = v;
     this.numVars = n;
-  }
-
-  /** Clear references so a recycled block keeps nothing alive. */
-  reset(): void {
-    ++this.generation;
-    this.state = QUEUED;
-    this.wait = 0;
-    this.fn = noop;
-    this.numConst = 0;
-    this.numVars = 0;
-    this.explicitName = null;
-    this.exception = null;
-    this.blockingWait = null;
-    this.profStart = -1;
-    this.skipped = false;
-    this.next = null;
-    this.lane = null;
-    this.profArgs = null;
   }
 
   get name(): string {
@@ -180,25 +158,6 @@ export class OprBlock implements RunContext, VarWaiter {
 
 function noop(): void {}
 
-/** @internal Free list of OprBlocks, owned by an engine. */
-export class OprBlockPool {
-  readonly #free: OprBlock[] = [];
-  readonly #cap: number;
-
-  constructor(cap = 1 << 16) {
-    this.#cap = cap;
-  }
-
-  get(): OprBlock {
-    return this.#free.pop() ?? new OprBlock();
-  }
-
-  put(b: OprBlock): void {
-    b.reset();
-    if (this.#free.length < this.#cap) this.#free.push(b);
-  }
-}
-
 let stamp = 0;
 
 function describeVar(v: unknown): string {
@@ -206,8 +165,9 @@ function describeVar(v: unknown): string {
 }
 
 /**
- * Validate and deduplicate the var lists of a push into `block.vars` (reads, then writes). Throws
- * MXNetError for a var that is not one of `owner`'s, or that was deleted; `op` names the call.
+ * Validate and deduplicate the var lists of a push into `block.vars` from index `at` on: reads, then
+ * the writes that are also read (`numRW`), then the other writes, each group in the caller's order.
+ * Throws MXNetError for a var that is not one of `owner`'s, or that was deleted; `op` names the call.
  */
 export function dedupVars(
   owner: object,
@@ -215,9 +175,11 @@ export function dedupVars(
   mutateVars: readonly Var[],
   op: string | (() => string),
   device: Context | undefined,
-  block: { vars: Var[]; numConst: number; numVars: number },
+  block: { vars: unknown[]; numConst: number; numRW: number; numVars: number },
+  at = 0,
 ): void {
   const written = ++stamp;
+  const readWritten = ++stamp;
   const emitted = ++stamp;
   for (let i = 0; i < mutateVars.length; i++) {
     const v = mutateVars[i] as Var;
@@ -229,17 +191,30 @@ export function dedupVars(
   for (let i = 0; i < constVars.length; i++) {
     const v = constVars[i] as Var;
     checkVar(owner, v, op, device);
-    if (v.mark !== written && v.mark !== emitted) {
+    const m = v.mark;
+    if (m === written) v.mark = readWritten;
+    else if (m !== readWritten && m !== emitted) {
       v.mark = emitted;
-      out[n++] = v;
+      out[at + n++] = v;
     }
   }
-  block.numConst = n;
+  const nc = n;
+  block.numConst = nc;
+  if (constVars.length > 0) {
+    for (let i = 0; i < mutateVars.length; i++) {
+      const v = mutateVars[i] as Var;
+      if (v.mark === readWritten) {
+        v.mark = emitted;
+        out[at + n++] = v;
+      }
+    }
+  }
+  block.numRW = n - nc;
   for (let i = 0; i < mutateVars.length; i++) {
     const v = mutateVars[i] as Var;
     if (v.mark === written) {
       v.mark = emitted;
-      out[n++] = v;
+      out[at + n++] = v;
     }
   }
   block.numVars = n;

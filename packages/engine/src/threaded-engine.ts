@@ -7,74 +7,113 @@
  * A drain yields to the event loop after `drainBudgetMs` so I/O and timers are not starved.
  * Synchronous waits run the same drain loop on the calling thread, and may block on an in-flight
  * asynchronous op only through the blocking wait that op registered (RunContext.setBlockingWait).
+ * Pending ops live in an OpTable (flat arrays, see op-table.ts); running them is scheduler.ts.
  *
- * Error flow is MXNet's: a failure is stored (as a shared ExceptionRef) on the vars an op writes;
- * an op starting later inherits the first error on its inputs (reads, then writes) and is skipped
- * unless it is `noSkip` or a wait; the first wait that sees the error delivers and clears it.
+ * Error flow is MXNet's, with sticky failures: a failure is stored (as a shared ExceptionRef) on the
+ * vars an op writes; an op starting later inherits a failure from the vars it reads (delivered or
+ * not) and an undelivered one from the vars it only writes, and is skipped unless it is `noSkip`, a
+ * wait or a deleteVar; its writes then carry the failure. An op that runs and succeeds clears the
+ * failure of the vars it writes. The first wait that sees an undelivered failure rethrows it once.
  */
 import { type Context, Env, MXNetError } from '@mx/base';
 import { BulkBuffer } from './bulk.js';
-import { checkBulkSize, type Engine, EngineBase, type EngineOptions, HOST } from './engine.js';
+import {
+  checkBulkSize,
+  deleteVarFn,
+  type Engine,
+  EngineBase,
+  type EngineOptions,
+  HOST,
+  type PushArgs,
+  type WaitOptions,
+} from './engine.js';
 import { ExceptionRef } from './exception.js';
 import { FnProperty } from './fn-property.js';
-import { Lane, laneKey, laneKindOf, laneSlots } from './lanes.js';
 import {
+  CTX,
+  F64,
+  FN,
+  INLINE_VARS,
+  IS_BULK,
+  IS_SYNC,
+  IS_WAIT,
+  NAME,
+  PRIORITY,
+  PROP_SHIFT,
+  REFS,
+  SEQ,
+  VARS,
+} from './op-table.js';
+import {
+  type AsyncFn,
   checkVar,
-  DONE,
   dedupVars,
+  type Operator,
   type OprBlock,
-  OprBlockPool,
   type PushOptions,
-  RUNNING,
   type SyncFn,
 } from './opr.js';
-import { Var, VarBlockPool } from './var.js';
-
-interface Waiter {
-  resolve(): void;
-  reject(e: unknown): void;
-}
-
-const scheduleMacrotask: (fn: () => void) => void =
-  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
-    ? (fn) => (globalThis as unknown as { setImmediate(f: () => void): void }).setImmediate(fn)
-    : (fn) => setTimeout(fn, 0);
+import { Scheduler } from './scheduler.js';
+import { Var } from './var.js';
 
 export class ThreadedEngine extends EngineBase implements Engine {
   readonly kind = 'threaded' as const;
   readonly typeName: string;
-  readonly #env: Env;
-  readonly #drainBudgetMs: number;
-  readonly #lanes = new Map<number, Lane>();
-  #runnableHead: Lane | null = null;
-  #runnableTail: Lane | null = null;
-  #pending = 0;
-  #allWaiters: Waiter[] = [];
-  #idleWaiters: (() => void)[] = [];
-  #globalExceptions = new Set<ExceptionRef>();
-  readonly #inFlightAsync = new Set<OprBlock>();
-  #drainScheduled = false;
-  #inDrain = false;
-  #executing = 0;
-  #stopped = false;
-  #shutdown = false;
+  readonly #s: Scheduler;
   #bulkSize = 0;
   readonly #bulk = new BulkBuffer();
-  readonly #blocks = new OprBlockPool();
-  readonly #varBlocks = new VarBlockPool();
-  readonly #onReady = (block: OprBlock): void => this.#enqueue(block, false);
-  readonly #drainTask = (): void => this.#drain(true);
+  /** Target of deduplication straight into a slot (`vars` is the table's refs). */
+  readonly #inline: { vars: unknown[]; numConst: number; numRW: number; numVars: number } = {
+    vars: [],
+    numConst: 0,
+    numRW: 0,
+    numVars: 0,
+  };
+  readonly #scratch: PushArgs = {
+    vars: [],
+    numConst: 0,
+    numRW: 0,
+    numVars: 0,
+    name: null,
+    prop: FnProperty.normal,
+    priority: 0,
+  };
 
   constructor(options: EngineOptions & { env?: Env; typeName?: string } = {}) {
     super();
-    this.#env = options.env ?? Env.fromProcess();
+    const env = options.env ?? Env.fromProcess();
     this.typeName = options.typeName ?? 'ThreadedEnginePerDevice';
-    this.#drainBudgetMs = options.drainBudgetMs ?? 50;
-    if (this.#env.get('MXNET_PROFILER_AUTOSTART')) this.profiler.setState('run');
+    this.#s = new Scheduler(
+      env,
+      options.drainBudgetMs ?? 50,
+      this.profiler,
+      () => this.#flushBulk(),
+      () => this.#bulk.length > 0,
+    );
+    if (env.get('MXNET_PROFILER_AUTOSTART')) this.profiler.setState('run');
   }
 
   get pendingOps(): number {
-    return this.#pending;
+    return this.#s.pending;
+  }
+
+  /**
+   * @internal Table occupancy (tests and memory reports): op slots and var queue entries in use, and
+   * slots allocated (the table keeps room for its recent peak load).
+   */
+  get tableStats(): { readonly liveOps: number; readonly liveEntries: number; readonly capacity: number } {
+    const t = this.#s.table;
+    return { liveOps: t.live, liveEntries: t.liveEntries(), capacity: t.capacity };
+  }
+
+  override pushAsync(
+    fn: AsyncFn,
+    ctx: Context,
+    constVars: readonly Var[],
+    mutateVars: readonly Var[],
+    options?: PushOptions,
+  ): void {
+    this.#push(fn, false, ctx, constVars, mutateVars, options, 'pushAsync');
   }
 
   override pushSync(
@@ -84,43 +123,110 @@ export class ThreadedEngine extends EngineBase implements Engine {
     mutateVars: readonly Var[],
     options?: PushOptions,
   ): void {
-    if (
-      options !== undefined &&
-      options.prop === FnProperty.async &&
-      this.#runReady(fn, ctx, constVars, mutateVars, options)
-    )
-      return;
-    if (
-      this.#bulkSize === 0 ||
-      (options?.prop ?? 0) !== FnProperty.normal ||
-      (options?.priority ?? 0) !== 0
-    ) {
-      super.pushSync(fn, ctx, constVars, mutateVars, options);
+    if (options !== undefined) {
+      if (options.prop === FnProperty.async && this.#runReady(fn, ctx, constVars, mutateVars, options))
+        return;
+      if (
+        this.#bulkSize !== 0 &&
+        (options.prop ?? 0) === FnProperty.normal &&
+        (options.priority ?? 0) === 0
+      ) {
+        this.#addToBulk(fn, ctx, constVars, mutateVars, options.name);
+        return;
+      }
+    } else if (this.#bulkSize !== 0) {
+      this.#addToBulk(fn, ctx, constVars, mutateVars, undefined);
       return;
     }
-    const name = options?.name ?? (fn?.name || 'anonymous');
-    const where = (): string => `pushSync(${name})`;
-    this.checkFn(fn, name, 'pushSync');
-    if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number')
-      this.checkContext(ctx, where());
-    if (!Array.isArray(constVars) || !Array.isArray(mutateVars))
-      this.checkVarLists(constVars, mutateVars, where(), ctx);
-    for (const v of constVars) checkVar(this, v, where, ctx);
-    for (const v of mutateVars) checkVar(this, v, where, ctx);
-    if (this.#bulk.length > 0 && ctx !== this.#bulk.ctx) this.#flushBulk();
-    this.#bulk.add(fn, ctx, constVars, mutateVars, this.profiler.isProfiling ? name : null);
-    if (this.#bulk.length >= this.#bulkSize) this.#flushBulk();
-    else this.#scheduleDrain();
+    this.#push(fn, true, ctx, constVars, mutateVars, options, 'pushSync');
+  }
+
+  /** Check, deduplicate and queue a push (the common path). */
+  #push(
+    fn: SyncFn | AsyncFn,
+    isSync: boolean,
+    ctx: Context,
+    constVars: readonly Var[],
+    mutateVars: readonly Var[],
+    options: PushOptions | undefined,
+    api: string,
+  ): void {
+    const a = this.checkPush(fn, ctx, constVars, mutateVars, options, api, false);
+    this.#flushBulk();
+    const t = this.#s.table;
+    const id = this.#newOp(fn, isSync ? IS_SYNC : 0, a.prop, a.priority, a.name, ctx);
+    try {
+      if (constVars.length + mutateVars.length <= INLINE_VARS) {
+        // Deduplicate straight into the slot's inline vars.
+        const into = this.#inline;
+        into.vars = t.refs;
+        this.dedupPush(fn, a.name, ctx, constVars, mutateVars, api, into, id * REFS + VARS);
+        t.setCounts(id, into.numConst, into.numRW, into.numVars);
+      } else {
+        const d = this.#scratch;
+        this.dedupPush(fn, a.name, ctx, constVars, mutateVars, api, d, 0);
+        t.setVars(id, d.vars, d.numConst, d.numRW, d.numVars);
+      }
+    } catch (e) {
+      t.free(id, 0);
+      throw e;
+    }
+    this.#s.submit(id);
+  }
+
+  /** A table slot with the op's fields set (vars are set by the caller). */
+  #newOp(
+    fn: unknown,
+    kindBits: number,
+    prop: number,
+    priority: number,
+    name: string | null,
+    ctx: Context,
+  ): number {
+    const t = this.#s.table;
+    const lane = this.#s.laneFor(ctx, prop);
+    const id = t.alloc((prop << PROP_SHIFT) | kindBits, lane.tid);
+    ++this.seq;
+    if (lane.kind !== 'worker') {
+      t.f64[id * F64 + PRIORITY] = priority;
+      t.f64[id * F64 + SEQ] = this.seq;
+    }
+    const r = id * REFS;
+    t.refs[r + FN] = fn;
+    t.refs[r + CTX] = ctx;
+    t.refs[r + NAME] = name;
+    return id;
+  }
+
+  /** @internal Queue a block built by EngineBase (not used by this engine's own push paths). */
+  protected submit(block: OprBlock): void {
+    this.#flushBulk();
+    const bits = (block.isSync ? IS_SYNC : 0) | (block.isWait ? IS_WAIT : 0) | (block.isBulk ? IS_BULK : 0);
+    const id = this.#newOp(block.fn, bits, block.prop, block.priority, block.explicitName, block.ctx);
+    this.#s.table.setVars(id, block.vars, block.numConst, block.numRW, block.numVars);
+    this.#s.submit(id);
+  }
+
+  override push(op: Operator, ctx: Context, options: { readonly priority?: number } = {}): void {
+    const priority = this.checkOperatorPush(op, ctx, options);
+    this.#flushBulk();
+    const id = this.#newOp(op.fn, 0, op.prop, priority, op.name, ctx);
+    const vars = this.#scratch.vars;
+    let n = 0;
+    for (const v of op.constVars) vars[n++] = v;
+    for (const v of op.mutateVars) vars[n++] = v;
+    this.#s.table.setVars(id, vars, op.constVars.length, op.numRW, n);
+    this.#s.submit(id);
   }
 
   /**
    * Fast path for an `async`-property sync op whose variables are all idle: MXNet's ThreadedEngine
    * would dispatch it at once, and an `async` op runs on the pushing thread — so run it now, without
-   * an op block or queue entries. Outcome is exactly the queued path's: reads of idle vars proceed,
+   * a table slot or queue entries. Outcome is exactly the queued path's: reads of idle vars proceed,
    * a failure is stored on the written vars (and reaches waitForAll), versions advance. Any other
-   * situation (pending accesses, a carried error, a bulk, stop/shutdown, profiling, bad arguments
-   * that need the checked path's message) falls back to the normal push. Measured: the dispatch
-   * benchmark (chained 1-element adds) allocates and runs about 40% less per op.
+   * situation (pending accesses, a var carrying a failure, a bulk, stop/shutdown, profiling, bad
+   * arguments that need the checked path's message) falls back to the normal push. Measured: the
+   * dispatch benchmark (chained 1-element adds) allocates and runs about 40% less per op.
    */
   #runReady(
     fn: SyncFn,
@@ -133,41 +239,46 @@ export class ThreadedEngine extends EngineBase implements Engine {
     if (!Array.isArray(constVars) || !Array.isArray(mutateVars)) return false;
     for (let i = 0; i < constVars.length; i++) {
       const v = constVars[i];
-      if (!this.#own(v) || !v.idleForRead() || v.exception?.isSet) return false;
+      if (!this.#own(v) || !v.readyToRead() || v.exception !== null) return false;
     }
     for (let i = 0; i < mutateVars.length; i++) {
       const v = mutateVars[i];
-      if (!this.#own(v) || !v.idleForWrite() || v.exception?.isSet) return false;
+      if (!this.#own(v) || !v.idleForWrite() || v.exception !== null) return false;
     }
-    const rc = this.#readyCtx;
-    rc.ctx = ctx;
-    rc.name = options.name ?? (fn.name || 'anonymous');
-    ++this.#executing;
+    const s = this.#s;
+    const run = s.syncRun();
+    run.ctx = ctx;
+    run.fn = fn;
+    run.explicitName = options.name ?? null;
+    run.isBulk = false;
+    ++s.executing;
     try {
-      fn(rc);
+      fn(run);
     } catch (e) {
-      --this.#executing;
-      const ref = new ExceptionRef(e);
-      for (let i = 0; i < mutateVars.length; i++) (mutateVars[i] as Var).exception = ref;
-      this.#globalExceptions.add(ref);
+      --s.executing;
+      const ref = new ExceptionRef(e, run.name);
+      for (let i = 0; i < mutateVars.length; i++) {
+        const v = mutateVars[i] as Var;
+        v.exception = ref;
+        ++v.completedWrites;
+      }
+      s.globalExceptions.add(ref);
       return true;
     }
-    --this.#executing;
+    --s.executing;
     for (let i = 0; i < mutateVars.length; i++) ++(mutateVars[i] as Var).completedWrites;
     return true;
   }
 
-  readonly #readyCtx: { ctx: Context; name: string; isBulk: false; setBlockingWait(w: () => void): void } = {
-    ctx: null as unknown as Context,
-    name: '',
-    isBulk: false,
-    setBlockingWait: () => undefined,
-  };
-
   override deleteVariable(deleteFn: SyncFn | null, ctx: Context, v: Var): void {
     // Same fast path for deleting an idle variable (a disposed temporary): nothing can be pending on it.
+    // Not while an op runs: one run by the fast path above registered no access, so its inputs look
+    // idle, and a delete reaching here from inside it (a finalizer run by a forced GC when a kernel
+    // allocates scratch space) would free memory the kernel is still reading. Queued instead, the
+    // delete runs after it.
     if (
       (deleteFn === null || typeof deleteFn === 'function') &&
+      this.#s.executing === 0 &&
       this.#canRunNow(ctx) &&
       this.#own(v) &&
       v.idleForWrite()
@@ -175,18 +286,27 @@ export class ThreadedEngine extends EngineBase implements Engine {
       v.deleteRequested = true;
       v.dead = true;
       if (deleteFn !== null) {
-        const rc = this.#readyCtx;
-        rc.ctx = ctx;
-        rc.name = 'DeleteVariable';
+        const s = this.#s;
+        const run = s.syncRun();
+        run.ctx = ctx;
+        run.fn = deleteFn;
+        run.explicitName = 'DeleteVariable';
+        ++s.executing;
         try {
-          deleteFn(rc);
+          deleteFn(run);
         } catch (e) {
-          this.#globalExceptions.add(new ExceptionRef(e));
+          s.globalExceptions.add(new ExceptionRef(e, 'DeleteVariable'));
         }
+        --s.executing;
       }
       return;
     }
-    super.deleteVariable(deleteFn, ctx, v);
+    this.checkDeleteVariable(deleteFn, ctx, v);
+    this.#flushBulk();
+    const id = this.#newOp(deleteVarFn(v, deleteFn), IS_SYNC, FnProperty.deleteVar, 0, 'DeleteVariable', ctx);
+    this.#s.table.setVars(id, [v], 0, 0, 1);
+    v.deleteRequested = true;
+    this.#s.submit(id);
   }
 
   /**
@@ -195,7 +315,7 @@ export class ThreadedEngine extends EngineBase implements Engine {
    * below is complete.
    */
   #canRunNow(ctx: Context): boolean {
-    if (this.#stopped || this.#shutdown || this.profiler.isProfiling) return false;
+    if (this.#s.stopped || this.#s.shutdown || this.profiler.isProfiling) return false;
     if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number') return false;
     if (this.#bulk.length > 0) this.#flushBulk();
     return true;
@@ -204,244 +324,6 @@ export class ThreadedEngine extends EngineBase implements Engine {
   /** `v` is a live variable of this engine (anything else takes the checked path and its error). */
   #own(v: unknown): v is Var {
     return v instanceof Var && v.owner === this && !v.deleteRequested;
-  }
-
-  /** @internal */
-  protected override newBlock(): OprBlock {
-    return this.#blocks.get();
-  }
-
-  /** @internal */
-  protected override dropBlock(block: OprBlock): void {
-    this.#blocks.put(block);
-  }
-
-  /** @internal */
-  protected submit(block: OprBlock): void {
-    this.#flushBulk();
-    this.#submitNoFlush(block);
-  }
-
-  #submitNoFlush(block: OprBlock): void {
-    ++this.#pending;
-    const vars = block.vars;
-    const nc = block.numConst;
-    const n = block.numVars;
-    block.wait = n + 1;
-    const pool = this.#varBlocks;
-    for (let i = 0; i < nc; i++) (vars[i] as Var).appendRead(block, pool);
-    for (let i = nc; i < n; i++) (vars[i] as Var).appendWrite(block, pool);
-    if (--block.wait === 0) this.#enqueue(block, true);
-  }
-
-  /** A block's dependencies are met: run it inline (async/deleteVar from the pusher) or queue it. */
-  #enqueue(block: OprBlock, fromPush: boolean): void {
-    if (
-      fromPush &&
-      !this.#stopped &&
-      (block.prop === FnProperty.async || block.prop === FnProperty.deleteVar)
-    ) {
-      this.#execute(block, null);
-      return;
-    }
-    const lane = this.#laneFor(block.ctx, block.prop);
-    block.lane = lane;
-    lane.push(block);
-    if (!lane.scheduled && lane.inFlight < lane.slots) this.#addRunnable(lane);
-  }
-
-  #laneFor(ctx: Context, prop: number): Lane {
-    const kind = laneKindOf(prop);
-    const key = laneKey(ctx, kind);
-    let lane = this.#lanes.get(key);
-    if (lane === undefined) {
-      lane = new Lane(ctx, kind, laneSlots(this.#env, ctx, kind), this.#lanes.size + 1);
-      this.#lanes.set(key, lane);
-    }
-    return lane;
-  }
-
-  #addRunnable(lane: Lane): void {
-    lane.scheduled = true;
-    lane.nextRunnable = null;
-    if (this.#runnableTail === null) this.#runnableHead = lane;
-    else this.#runnableTail.nextRunnable = lane;
-    this.#runnableTail = lane;
-    this.#scheduleDrain();
-  }
-
-  #scheduleDrain(): void {
-    if (this.#drainScheduled || this.#inDrain) return;
-    this.#drainScheduled = true;
-    queueMicrotask(this.#drainTask);
-  }
-
-  /** Run ready ops. With `budget`, yield to the event loop after drainBudgetMs. */
-  #drain(budget: boolean): void {
-    this.#drainScheduled = false;
-    if (this.#stopped || this.#inDrain) return;
-    this.#flushBulk();
-    this.#inDrain = true;
-    const deadline = budget ? performance.now() + this.#drainBudgetMs : Number.POSITIVE_INFINITY;
-    let sinceCheck = 0;
-    try {
-      for (let lane = this.#runnableHead; lane !== null; lane = this.#runnableHead) {
-        this.#runnableHead = lane.nextRunnable;
-        if (this.#runnableHead === null) this.#runnableTail = null;
-        lane.nextRunnable = null;
-        lane.scheduled = false;
-        let k = 0;
-        while (lane.canStart && k < 64) {
-          this.#execute(lane.pop() as OprBlock, lane);
-          ++k;
-        }
-        if (lane.canStart && !lane.scheduled) this.#addRunnable(lane);
-        sinceCheck += k;
-        if (sinceCheck >= 32) {
-          sinceCheck = 0;
-          if (performance.now() > deadline) {
-            if (this.#runnableHead !== null) {
-              this.#drainScheduled = true;
-              scheduleMacrotask(this.#drainTask);
-            }
-            return;
-          }
-        }
-      }
-    } finally {
-      this.#inDrain = false;
-    }
-    if (this.#bulk.length > 0) this.#scheduleDrain();
-  }
-
-  #execute(block: OprBlock, lane: Lane | null): void {
-    block.state = RUNNING;
-    if (lane !== null) ++lane.inFlight;
-    if (this.profiler.isProfiling) this.profiler.startOp(block);
-    // OnStart: inherit the first error on the inputs, then on the outputs.
-    let ex: ExceptionRef | null = null;
-    const vars = block.vars;
-    for (let i = 0, n = block.numVars; i < n; i++) {
-      const e = (vars[i] as Var).exception;
-      if (e?.isSet) {
-        ex = e;
-        break;
-      }
-    }
-    block.exception = ex;
-    if (
-      (this.#shutdown && block.prop !== FnProperty.deleteVar) ||
-      (ex !== null && block.prop !== FnProperty.noSkip && !block.isWait)
-    ) {
-      block.skipped = true;
-      this.#complete(block, undefined, false);
-      return;
-    }
-    ++this.#executing;
-    if (block.isSync) {
-      let failed = false;
-      let error: unknown;
-      try {
-        (block.fn as SyncFn)(block);
-      } catch (e) {
-        failed = true;
-        error = e;
-      }
-      --this.#executing;
-      this.#complete(block, error, failed);
-      return;
-    }
-    let threw = false;
-    let thrown: unknown;
-    const gen = block.generation;
-    try {
-      block.fn(block, (error?: unknown) => this.#asyncDone(block, gen, error));
-    } catch (e) {
-      threw = true;
-      thrown = e;
-    }
-    --this.#executing;
-    if (block.generation === gen) {
-      if (threw) this.#complete(block, thrown, true);
-      else this.#inFlightAsync.add(block);
-    } else if (threw) {
-      // The function failed after reporting completion: nothing depends on it any more, so the
-      // error can only surface through waitForAll.
-      this.#globalExceptions.add(new ExceptionRef(thrown));
-    }
-  }
-
-  #asyncDone(block: OprBlock, generation: number, error: unknown): void {
-    if (block.generation !== generation || block.state === DONE) {
-      throw new MXNetError('onComplete was called more than once for one run of an op', {
-        op: 'onComplete',
-        hint: 'call onComplete exactly once per run of an asynchronous function',
-      });
-    }
-    this.#inFlightAsync.delete(block);
-    this.#complete(block, error, error !== undefined && error !== null);
-  }
-
-  /** MXNet OnComplete: release dependents, propagate the op's error, count down pending ops. */
-  #complete(block: OprBlock, error: unknown, failed: boolean): void {
-    block.state = DONE;
-    if (failed) block.exception = new ExceptionRef(error);
-    const lane = block.lane as Lane | null;
-    if (lane !== null) {
-      --lane.inFlight;
-      if (!lane.scheduled && lane.canStart) this.#addRunnable(lane);
-    }
-    const ex = block.exception;
-    const exSet = ex?.isSet === true;
-    if (block.profStart >= 0) {
-      const lane = block.lane as Lane | null;
-      this.profiler.endOp(block, lane?.kind ?? 'inline', lane?.tid ?? 0, exSet);
-    }
-    const ready = this.#onReady;
-    const vars = block.vars;
-    const nc = block.numConst;
-    for (let i = 0; i < nc; i++) (vars[i] as Var).completeRead(ready);
-    const pool = this.#varBlocks;
-    for (let i = nc, n = block.numVars; i < n; i++) {
-      const v = vars[i] as Var;
-      if (exSet) v.exception = ex;
-      v.completeWrite(ready, pool);
-    }
-    if (exSet) this.#globalExceptions.add(ex as ExceptionRef);
-    this.#blocks.put(block);
-    if (--this.#pending === 0) this.#onIdle();
-  }
-
-  #onIdle(): void {
-    const idle = this.#idleWaiters;
-    if (idle.length > 0) {
-      this.#idleWaiters = [];
-      for (const f of idle) f();
-    }
-    const waiters = this.#allWaiters;
-    if (waiters.length === 0) return;
-    this.#allWaiters = [];
-    const [has, error] = this.#takeGlobalException();
-    for (let i = 0; i < waiters.length; i++) {
-      if (i === 0 && has) (waiters[0] as Waiter).reject(error);
-      else (waiters[i] as Waiter).resolve();
-    }
-  }
-
-  /** WaitForAll's delivery: the first undelivered error; every other one is cleared too. */
-  #takeGlobalException(): [boolean, unknown] {
-    let has = false;
-    let error: unknown;
-    for (const ex of this.#globalExceptions) {
-      if (ex.isSet && !has) {
-        has = true;
-        error = ex.take();
-      } else {
-        ex.take();
-      }
-    }
-    this.#globalExceptions.clear();
-    return [has, error];
   }
 
   // ---- bulk ----
@@ -458,35 +340,58 @@ export class ThreadedEngine extends EngineBase implements Engine {
     return this.#bulkSize;
   }
 
+  #addToBulk(
+    fn: SyncFn,
+    ctx: Context,
+    constVars: readonly Var[],
+    mutateVars: readonly Var[],
+    explicitName: string | undefined,
+  ): void {
+    const name = explicitName ?? (fn?.name || 'anonymous');
+    const where = (): string => `pushSync(${name})`;
+    this.checkFn(fn, name, 'pushSync');
+    if (ctx === null || typeof ctx !== 'object' || typeof ctx.key !== 'number')
+      this.checkContext(ctx, where());
+    if (!Array.isArray(constVars) || !Array.isArray(mutateVars))
+      this.checkVarLists(constVars, mutateVars, where(), ctx);
+    for (const v of constVars) checkVar(this, v, where, ctx);
+    for (const v of mutateVars) checkVar(this, v, where, ctx);
+    if (this.#bulk.length > 0 && ctx !== this.#bulk.ctx) this.#flushBulk();
+    this.#bulk.add(fn, ctx, constVars, mutateVars, this.profiler.isProfiling ? name : null);
+    if (this.#bulk.length >= this.#bulkSize) this.#flushBulk();
+    else this.#s.scheduleDrain();
+  }
+
   /** Push the pending bulk as one "ImperativeBulk" op over the union of its vars. */
   #flushBulk(): void {
     const b = this.#bulk.take();
     if (b === null) return;
-    const block = this.#blocks
-      .get()
-      .init(b.run, true, FnProperty.normal, 0, 'ImperativeBulk', b.ctx, false, true, ++this.seq);
-    dedupVars(this, b.constVars, b.mutateVars, 'ImperativeBulk', block.ctx, block);
-    if (b.names !== null) block.profArgs = { ops: b.names };
-    this.#submitNoFlush(block);
+    const d = this.#scratch;
+    dedupVars(this, b.constVars, b.mutateVars, 'ImperativeBulk', b.ctx, d);
+    const id = this.#newOp(b.run, IS_SYNC | IS_BULK, FnProperty.normal, 0, 'ImperativeBulk', b.ctx);
+    this.#s.table.setVars(id, d.vars, d.numConst, d.numRW, d.numVars);
+    if (b.names !== null) this.#s.table.extra(id).profArgs = { ops: b.names };
+    this.#s.submit(id);
   }
 
   // ---- waits ----
 
-  waitForVar(v: Var): Promise<void> {
+  waitForVar(v: Var, options?: WaitOptions): Promise<void> {
     try {
       checkVar(this, v, 'waitForVar');
     } catch (e) {
       return Promise.reject(e);
     }
     this.#flushBulk();
+    const sticky = options?.sticky === true;
     if (v.readyToRead()) {
       const ex = v.exception;
-      return ex?.isSet ? Promise.reject(ex.take()) : Promise.resolve();
+      return ex !== null && (ex.pending || sticky) ? Promise.reject(ex.deliver()) : Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
       this.#pushWait(v, () => {
         const ex = v.exception;
-        if (ex?.isSet) reject(ex.take());
+        if (ex !== null && (ex.pending || sticky)) reject(ex.deliver());
         else resolve();
       });
     });
@@ -494,16 +399,17 @@ export class ThreadedEngine extends EngineBase implements Engine {
 
   waitForAll(): Promise<void> {
     this.#flushBulk();
-    if (this.#pending === 0) {
-      const [has, error] = this.#takeGlobalException();
-      return has ? Promise.reject(error) : Promise.resolve();
+    const s = this.#s;
+    if (s.pending === 0) {
+      const { failed, error } = s.deliverGlobal();
+      return failed ? Promise.reject(error) : Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      this.#allWaiters.push({ resolve, reject });
+      s.allWaiters.push({ resolve, reject });
     });
   }
 
-  waitForVarSync(v: Var): void {
+  waitForVarSync(v: Var, options?: WaitOptions): void {
     checkVar(this, v, 'waitForVarSync');
     this.#checkCanBlock('waitForVarSync');
     this.#flushBulk();
@@ -512,37 +418,36 @@ export class ThreadedEngine extends EngineBase implements Engine {
       this.#pushWait(v, () => {
         done = true;
       });
-      this.#runUntil(() => done, `waitForVarSync(${v})`);
+      this.#s.runUntil(() => done, `waitForVarSync(${v})`);
     }
     const ex = v.exception;
-    if (ex?.isSet) throw ex.take();
+    if (ex !== null && (ex.pending || options?.sticky === true)) throw ex.deliver();
   }
 
   waitForAllSync(): void {
     this.#checkCanBlock('waitForAllSync');
     this.#flushBulk();
-    this.#runUntil(() => this.#pending === 0, 'waitForAllSync()');
-    const [has, error] = this.#takeGlobalException();
-    if (has) throw error;
+    const s = this.#s;
+    s.runUntil(() => s.pending === 0, 'waitForAllSync()');
+    const { failed, error } = s.deliverGlobal();
+    if (failed) throw error;
   }
 
   /** MXNet's WaitForVar op: a read of `v` on the host that never skips. */
   #pushWait(v: Var, fn: SyncFn): void {
-    const block = this.#blocks
-      .get()
-      .init(fn, true, FnProperty.normal, 0, 'WaitForVar', HOST, true, false, ++this.seq);
-    block.setVars([v], []);
-    this.#submitNoFlush(block);
+    const id = this.#newOp(fn, IS_SYNC | IS_WAIT, FnProperty.normal, 0, 'WaitForVar', HOST);
+    this.#s.table.setVars(id, [v], 1, 0, 1);
+    this.#s.submit(id);
   }
 
   #checkCanBlock(api: string): void {
-    if (this.#executing > 0) {
+    if (this.#s.executing > 0) {
       throw new MXNetError('cannot wait synchronously from inside an engine op', {
         op: api,
         hint: 'ops must not wait on the engine; declare the dependency as a read var instead',
       });
     }
-    if (this.#stopped) {
+    if (this.#s.stopped) {
       throw new MXNetError('the engine is stopped, so nothing would complete', {
         op: api,
         hint: 'call engine.start() first',
@@ -550,58 +455,21 @@ export class ThreadedEngine extends EngineBase implements Engine {
     }
   }
 
-  /** Run ops on this thread until `done()`; block only through registered blocking waits. */
-  #runUntil(done: () => boolean, what: string): void {
-    for (;;) {
-      this.#drain(false);
-      if (done()) return;
-      let blocking: OprBlock | null = null;
-      let stuck: OprBlock | null = null;
-      for (const b of this.#inFlightAsync) {
-        if (b.blockingWait !== null) {
-          blocking = b;
-          break;
-        }
-        stuck ??= b;
-      }
-      if (blocking === null) {
-        const detail = stuck
-          ? `op "${stuck.name}" on ${stuck.ctx} is running asynchronously and cannot complete on the calling thread`
-          : 'no op can make progress';
-        throw new MXNetError(`cannot wait synchronously: ${detail}`, {
-          op: what,
-          device: stuck?.ctx.toString(),
-          hint: 'use the asynchronous wait (await engine.waitForVar / waitForAll) instead',
-        });
-      }
-      const wait = blocking.blockingWait as () => void;
-      const gen = blocking.generation;
-      blocking.blockingWait = null;
-      wait();
-      if (blocking.generation === gen) {
-        throw new MXNetError(`the blocking wait of op "${blocking.name}" returned before the op completed`, {
-          op: what,
-          device: blocking.ctx.toString(),
-          hint: 'a blocking wait must not return until the op has called onComplete',
-        });
-      }
-    }
-  }
-
   // ---- lifecycle ----
 
   start(): void {
-    this.#stopped = false;
-    if (this.#runnableHead !== null || this.#bulk.length > 0) this.#scheduleDrain();
+    this.#s.stopped = false;
+    if (this.#s.hasRunnable || this.#bulk.length > 0) this.#s.scheduleDrain();
   }
 
   async stop(): Promise<void> {
     this.#flushBulk();
-    if (this.#pending > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
-    this.#stopped = true;
+    const s = this.#s;
+    if (s.pending > 0) await new Promise<void>((resolve) => s.idleWaiters.push(resolve));
+    s.stopped = true;
   }
 
   notifyShutdown(): void {
-    this.#shutdown = true;
+    this.#s.shutdown = true;
   }
 }

@@ -26,7 +26,8 @@ export interface OpSpec {
 
 export type Step =
   | { readonly type: 'push'; readonly op: OpSpec }
-  | { readonly type: 'waitVar'; readonly v: number }
+  /** waitForVar; `sticky` also rejects with a failure delivered earlier (the NDArray read rule). */
+  | { readonly type: 'waitVar'; readonly v: number; readonly sticky: boolean }
   | { readonly type: 'waitAll' };
 
 export interface Program {
@@ -66,13 +67,19 @@ export function programArb(options: {
     });
     type RawStep =
       | { readonly type: 'push'; readonly op: Omit<OpSpec, 'id'> }
-      | { readonly type: 'waitVar'; readonly v: number }
+      | { readonly type: 'waitVar'; readonly v: number; readonly sticky: boolean }
       | { readonly type: 'waitAll' };
     const stepArb: fc.Arbitrary<RawStep> =
       waits === 'any'
         ? fc.oneof(
             { weight: 8, arbitrary: opArb.map((op) => ({ type: 'push' as const, op })) },
-            { weight: 1, arbitrary: varIdx.map((v) => ({ type: 'waitVar' as const, v })) },
+            {
+              weight: 2,
+              arbitrary: fc.record({ v: varIdx, sticky: fc.boolean() }).map((w) => ({
+                type: 'waitVar' as const,
+                ...w,
+              })),
+            },
             { weight: 1, arbitrary: fc.constant({ type: 'waitAll' as const }) },
           )
         : fc.oneof(
@@ -113,6 +120,8 @@ export interface Observation {
   readonly waits: Map<number, WaitObservation>;
   /** Outcome of the final waitForAll. */
   readonly final: WaitObservation;
+  /** `engine.failureOf(v)` of each var after the final wait. */
+  readonly failures: readonly unknown[];
   /** The error object op `id` fails with. */
   readonly errors: Map<number, Error>;
 }
@@ -165,6 +174,7 @@ export async function runProgram(program: Program, kind: EngineKind): Promise<Ob
     thrownAtPush: new Map(),
     waits: new Map(),
     final: { outcome: OK, marker: 0, after: 0 },
+    failures: [],
     errors: new Map(),
   };
   const props = {
@@ -225,21 +235,29 @@ export async function runProgram(program: Program, kind: EngineKind): Promise<Ob
     } else {
       const marker = engine.profiler.nextSeq();
       const outcome = await settle(
-        step.type === 'waitVar' ? engine.waitForVar(vars[step.v] as Var) : engine.waitForAll(),
+        step.type === 'waitVar'
+          ? engine.waitForVar(vars[step.v] as Var, { sticky: step.sticky })
+          : engine.waitForAll(),
       );
       obs.waits.set(k, { outcome, marker, after: engine.profiler.nextSeq() });
     }
   }
   const marker = engine.profiler.nextSeq();
   const outcome = await settle(engine.waitForAll());
-  return { ...obs, final: { outcome, marker, after: engine.profiler.nextSeq() } };
+  const failures = vars.map((v) => engine.failureOf(v));
+  return { ...obs, final: { outcome, marker, after: engine.profiler.nextSeq() }, failures };
 }
 
-/** Vars of an op as the engine deduplicates them: writes once each, reads once and not written. */
-export function dedupOrder(op: OpSpec): { reads: number[]; writes: number[] } {
-  const writes: number[] = [];
-  for (const w of op.writes) if (!writes.includes(w)) writes.push(w);
+/**
+ * Vars of an op as the engine deduplicates them: reads once each and not written; writes once each,
+ * those also read first (`numRW` of them: for failures they count as reads).
+ */
+export function dedupOrder(op: OpSpec): { reads: number[]; writes: number[]; numRW: number } {
+  const written: number[] = [];
+  for (const w of op.writes) if (!written.includes(w)) written.push(w);
   const reads: number[] = [];
-  for (const r of op.reads) if (!writes.includes(r) && !reads.includes(r)) reads.push(r);
-  return { reads, writes };
+  for (const r of op.reads) if (!written.includes(r) && !reads.includes(r)) reads.push(r);
+  const rw = written.filter((w) => op.reads.includes(w));
+  const writeOnly = written.filter((w) => !op.reads.includes(w));
+  return { reads, writes: [...rw, ...writeOnly], numRW: rw.length };
 }

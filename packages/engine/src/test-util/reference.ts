@@ -4,6 +4,14 @@
  * op, or a bulk of consecutive sync ops that the engine runs as one ImperativeBulk op (a bulk reads
  * and writes the union of its members' vars, runs its members in order until one throws, and fails
  * as a whole).
+ *
+ * The failure rules (docs/architecture.md "Errors"), as the models apply them: a failure is a box
+ * with `set` (not yet delivered). A unit inherits the first set box on its vars (reads, read-writes,
+ * writes in dedup order), else the first box, set or not, on a var it reads (a read-write counts as
+ * read); it is skipped when it inherits one (unless noSkip). At its end its writes get its own
+ * failure, else the inherited box, else nothing (a success clears them). A plain wait delivers a set
+ * box once; a sticky wait also rejects with a delivered one; waitForAll delivers every set box: none
+ * resolves, one rejects with its error, several reject with an MXNetAggregateError listing them.
  * - `modelUnits`: how the bulking rules group a program's pushes; compared with the recorded groups;
  * - `orderViolations`: units sharing a var, one of them writing it, ran in push order;
  * - `sequentialModel`: the threaded engine's outcome computed by running the program in push order,
@@ -12,6 +20,7 @@
  *   sequence numbers) through the rules and checks every skip, every member run and every wait;
  * - `naiveModel`: NaiveEngine's outcome (everything runs, in order; errors at push or next wait).
  */
+import { MXNetAggregateError } from '../exception.js';
 import type { ProfileRecord } from '../profiler.js';
 import {
   dedupOrder,
@@ -37,7 +46,7 @@ function opsOf(program: Program): OpSpec[] {
 }
 
 /** A unit's vars as the engine deduplicates the concatenated member lists. */
-function unitVars(u: Unit): { reads: number[]; writes: number[] } {
+function unitVars(u: Unit): { reads: number[]; writes: number[]; numRW: number } {
   return dedupOrder({
     id: -1,
     reads: u.ops.flatMap((o) => o.reads),
@@ -137,14 +146,38 @@ export function orderViolations(program: Program, obs: Observation): string[] {
   return out;
 }
 
-/** First undelivered box among a unit's inputs (reads first, then writes, in dedup order). */
+/** The box a unit inherits: first set box on any of its vars, else first box on a var it reads. */
 function inherited(u: Unit, varBox: (Box | null)[]): Box | null {
   const d = unitVars(u);
-  for (const v of [...d.reads, ...d.writes]) {
-    const b = varBox[v] ?? null;
-    if (b?.set) return b;
+  const all = [...d.reads, ...d.writes];
+  const numRead = d.reads.length + d.numRW;
+  let sticky: Box | null = null;
+  for (let i = 0; i < all.length; i++) {
+    const b = varBox[all[i] as number] ?? null;
+    if (b === null) continue;
+    if (b.set) return b;
+    if (i < numRead) sticky ??= b;
   }
-  return null;
+  return sticky;
+}
+
+/** The errors a waitForAll delivers now: every set box in `global`, in the order they were added. */
+function pendingErrors(global: readonly Box[]): Error[] {
+  return global.filter((b) => b.set).map((b) => b.err);
+}
+
+/**
+ * Whether a wait's outcome is what delivering `want` gives: 'ok' for none, the error for one, an
+ * MXNetAggregateError (op waitall, errors, cause = first) for several — in this order when `ordered`.
+ */
+export function matchesDelivery(got: unknown, want: readonly Error[], ordered: boolean): boolean {
+  if (want.length === 0) return got === 'ok';
+  if (want.length === 1) return got === want[0];
+  if (!(got instanceof MXNetAggregateError) || got.op !== 'waitall') return false;
+  const errs = got.errors;
+  if (errs.length !== want.length || got.cause !== errs[0]) return false;
+  if (ordered) return errs.every((e, i) => e === want[i]);
+  return want.every((e) => errs.includes(e));
 }
 
 const noSkip = (u: Unit) => u.ops.length === 1 && u.ops[0]?.prop === 'noSkip';
@@ -158,8 +191,10 @@ function ownFailure(u: Unit, errors: Map<number, Error>): Box | null {
 export interface SequentialResult {
   /** Ops expected to run (function called). */
   readonly ran: Set<number>;
-  /** Per waitAll step index and for the final wait: errors any of which may be delivered; [] = must resolve. */
-  readonly waitCandidates: Map<number | 'final', Error[]>;
+  /** Per waitAll step index and for the final wait: the errors it delivers (in some order); [] = must resolve. */
+  readonly waitErrors: Map<number | 'final', Error[]>;
+  /** Per var after the final wait: the error `failureOf` reports, or undefined. */
+  readonly failures: (Error | undefined)[];
 }
 
 /** Threaded engine, waitForAll-only programs: run the units in push order, apply the rules. */
@@ -167,14 +202,11 @@ export function sequentialModel(program: Program, errors: Map<number, Error>): S
   const varBox: (Box | null)[] = new Array(program.numVars).fill(null);
   let global: Box[] = [];
   const ran = new Set<number>();
-  const waitCandidates = new Map<number | 'final', Error[]>();
+  const waitErrors = new Map<number | 'final', Error[]>();
   const units = modelUnits(program);
   const unitOfFirstOp = new Map(units.map((u) => [(u.ops[0] as OpSpec).id, u]));
   const deliver = (k: number | 'final') => {
-    waitCandidates.set(
-      k,
-      global.filter((b) => b.set).map((b) => b.err),
-    );
+    waitErrors.set(k, pendingErrors(global));
     for (const b of global) b.set = false;
     global = [];
   };
@@ -191,13 +223,11 @@ export function sequentialModel(program: Program, errors: Map<number, Error>): S
       for (const o of membersThatRun(u)) ran.add(o.id);
       box = ownFailure(u, errors) ?? box;
     }
-    if (box?.set) {
-      for (const w of unitVars(u).writes) varBox[w] = box;
-      if (!global.includes(box)) global.push(box);
-    }
+    for (const w of unitVars(u).writes) varBox[w] = box;
+    if (box?.set && !global.includes(box)) global.push(box);
   });
   deliver('final');
-  return { ran, waitCandidates };
+  return { ran, waitErrors, failures: varBox.map((b) => b?.err) };
 }
 
 /** Replay the recorded schedule through the rules; returns every disagreement. */
@@ -236,19 +266,19 @@ export function replayViolations(program: Program, obs: Observation): string[] {
   const varBox: (Box | null)[] = new Array(program.numVars).fill(null);
   let global: Box[] = [];
   const unitBox = new Map<Unit, Box | null>();
-  const expectOutcome = (step: number | 'final', box: Box | null) => {
+  const expectOutcome = (step: number | 'final', want: Error[]) => {
     const got = step === 'final' ? obs.final.outcome : obs.waits.get(step)?.outcome;
-    const want = box?.set ? box.err : 'ok';
-    if (got !== want) out.push(`wait step ${step}: got ${String(got)}, rules say ${String(want)}`);
+    if (!matchesDelivery(got, want, true))
+      out.push(`wait step ${step}: got ${String(got)}, rules say ${want.map(String).join(' + ') || 'ok'}`);
   };
   for (const ev of events) {
     if (ev.kind === 'waitVar') {
       const step = program.steps[ev.step as number] as Extract<Step, { type: 'waitVar' }>;
       const box = varBox[step.v] ?? null;
-      expectOutcome(ev.step, box);
+      expectOutcome(ev.step, box !== null && (box.set || step.sticky) ? [box.err] : []);
       if (box) box.set = false;
     } else if (ev.kind === 'waitAll') {
-      expectOutcome(ev.step, global.find((b) => b.set) ?? null);
+      expectOutcome(ev.step, pendingErrors(global));
       for (const b of global) b.set = false;
       global = [];
     } else if (!('unit' in ev)) {
@@ -261,26 +291,37 @@ export function replayViolations(program: Program, obs: Observation): string[] {
     } else {
       let box = unitBox.get(ev.unit) ?? null;
       if (!ev.rec.skipped) box = ownFailure(ev.unit, obs.errors) ?? box;
-      if (box?.set) {
-        for (const w of unitVars(ev.unit).writes) varBox[w] = box;
-        if (!global.includes(box)) global.push(box);
-      }
+      for (const w of unitVars(ev.unit).writes) varBox[w] = box;
+      if (box?.set && !global.includes(box)) global.push(box);
+      if (ev.rec.failed !== (box !== null))
+        out.push(`${key(ev.unit)}: record failed=${ev.rec.failed}, rules say ${box !== null}`);
     }
   }
+  obs.failures.forEach((f, v) => {
+    const want = varBox[v]?.err;
+    if (f !== want) out.push(`failureOf(v${v}): got ${String(f)}, rules say ${String(want)}`);
+  });
   return out;
 }
 
 export interface NaiveResult {
   /** Errors expected to be thrown by each op's push. */
   readonly thrownAtPush: Map<number, Error>;
-  /** Expected outcome per wait step and for the final wait. */
-  readonly waits: Map<number | 'final', Error | 'ok'>;
+  /** Errors each wait step (and the final wait) delivers, in order; [] = must resolve. */
+  readonly waits: Map<number | 'final', Error[]>;
+  /** Per var after the final wait: the error `failureOf` reports, or undefined. */
+  readonly failures: (Error | undefined)[];
 }
 
-/** NaiveEngine: every op runs, one at a time, in push order; errors reach the push or the next wait. */
+/**
+ * NaiveEngine: every op runs, one at a time, in push order; errors reach the push or the next wait.
+ * Failures are sticky on vars as in the threaded engine, but nothing is skipped: an op's writes get
+ * its own failure, else the first failure on a var it reads, else none.
+ */
 export function naiveModel(program: Program, errors: Map<number, Error>): NaiveResult {
   const thrownAtPush = new Map<number, Error>();
-  const waits = new Map<number | 'final', Error | 'ok'>();
+  const waits = new Map<number | 'final', Error[]>();
+  const varFail: (Error | undefined)[] = new Array(program.numVars).fill(undefined);
   let inFlight = false; // an async op is running past its push: later pushes queue behind it
   let deferred: Error[] = [];
   const completesInCall = (op: OpSpec) =>
@@ -289,6 +330,10 @@ export function naiveModel(program: Program, errors: Map<number, Error>): NaiveR
     if (step.type === 'push') {
       const op = step.op;
       const err = errors.get(op.id) as Error;
+      const d = dedupOrder(op);
+      const readsFailed = [...d.reads, ...d.writes.slice(0, d.numRW)].map((v) => varFail[v]).find((e) => e);
+      const result = op.fails ? err : readsFailed;
+      for (const w of d.writes) varFail[w] = result;
       if (!inFlight && completesInCall(op)) {
         if (op.fails) thrownAtPush.set(op.id, err);
       } else {
@@ -297,10 +342,11 @@ export function naiveModel(program: Program, errors: Map<number, Error>): NaiveR
       }
       return;
     }
-    waits.set(k, deferred[0] ?? 'ok');
+    const sticky = step.type === 'waitVar' && step.sticky ? varFail[step.v] : undefined;
+    waits.set(k, deferred.length > 0 ? deferred : sticky ? [sticky] : []);
     deferred = [];
     inFlight = false;
   });
-  waits.set('final', deferred[0] ?? 'ok');
-  return { thrownAtPush, waits };
+  waits.set('final', deferred);
+  return { thrownAtPush, waits, failures: varFail };
 }
