@@ -34,6 +34,21 @@ export interface DeviceAllocator<P = unknown> {
   free(ptr: P, size: number): void;
   /** Free and total bytes of the device; optional (without it the pool skips its reserve check). */
   memoryInfo?(): MemoryInfo;
+  /**
+   * False when the backend cannot address several arrays inside one block, so small requests must
+   * not share slabs (webgpu: a shader declares one element type per bound buffer, so arrays of
+   * different dtypes cannot live in the same buffer). Default true: small requests are slots in
+   * shared slabs, at `dptr + byteOffset`.
+   */
+  readonly smallObjects?: boolean;
+  /**
+   * Storage installs a handler here when it takes the allocator on. The allocator calls it when an
+   * allocation made *outside* Storage (a kernel's scratch space taken straight from the device)
+   * cannot be served; the handler asks the pressure owner to reclaim unreachable arrays and returns
+   * the pool's cached blocks to the device, then returns true if the allocation is worth one more
+   * try. Storage's own allocations have their own release-and-retry, so there it returns false.
+   */
+  setExhaustedHandler?(handler: ((size: number) => boolean) | null): void;
 }
 
 /** Makes the allocator for one device; called once, when the device is first used. */

@@ -15,6 +15,13 @@ export { StorageHandle } from './handle.js';
 export { HostAllocator, type HostAllocatorOptions } from './host-allocator.js';
 export { LinearAllocator, type LinearAllocatorOptions } from './linear-allocator.js';
 export { roundMultipleSize, roundPower2Size } from './managers/bucketing.js';
+export {
+  DEFAULT_GROWTH,
+  DEFAULT_HIGH_WATER_MARK,
+  type MemoryPressure,
+  type PressureOptions,
+} from './managers/pressure.js';
+export { MAX_SMALL_BYTES, SIZE_CLASSES, SLAB_BYTES } from './managers/small-objects.js';
 export type { ManagerName, StorageStats } from './managers/stats.js';
 export * from './resource/index.js';
 export { type AllocOptions, Storage, type StorageOptions } from './storage.js';

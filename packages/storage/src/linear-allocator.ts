@@ -57,6 +57,8 @@ export class LinearAllocator implements DeviceAllocator<number> {
   readonly base: number;
   #capacity: number;
   readonly #grow: ((minCapacity: number) => number | null) | undefined;
+  #onExhausted: ((size: number) => boolean) | null = null;
+  #inHandler = false;
   readonly #maxCapacity: number | undefined;
   /** First byte above every allocated or free-listed block. */
   #top: number;
@@ -146,6 +148,10 @@ export class LinearAllocator implements DeviceAllocator<number> {
     return this.#live.get(ptr);
   }
 
+  setExhaustedHandler(handler: ((size: number) => boolean) | null): void {
+    this.#onExhausted = handler;
+  }
+
   alloc(size: number): number | null {
     if (!Number.isSafeInteger(size) || size < 0) {
       throw new MXNetError(`size must be a non-negative safe integer, got ${size}`, {
@@ -154,6 +160,24 @@ export class LinearAllocator implements DeviceAllocator<number> {
       });
     }
     const n = this.#roundUp(size === 0 ? 1 : size);
+    const at = this.#place(n);
+    if (at !== null) return at;
+    // Out of room: let the owner free what it can, then try once more (an allocation made by the
+    // handler itself is served or refused without calling it again).
+    const handler = this.#onExhausted;
+    if (handler === null || this.#inHandler) return null;
+    this.#inHandler = true;
+    let retry: boolean;
+    try {
+      retry = handler(n);
+    } finally {
+      this.#inHandler = false;
+    }
+    return retry ? this.#place(n) : null;
+  }
+
+  /** Take `n` (rounded) bytes from a hole or the top, growing if needed; null when it cannot. */
+  #place(n: number): number | null {
     let start = this.#takeFree(n);
     if (start < 0) {
       if (this.#top + n > this.#capacity && !this.#tryGrow(this.#top + n)) return null;

@@ -1,9 +1,11 @@
 /**
  * Model-based property test of Storage over a LinearAllocator, for the Naive, Round and Unpooled
- * managers. The test keeps its own model of the pool (bucket rules written from MXNet's spec, LIFO
- * reuse, reserve check, release-and-retry, every counter) and compares after each random step:
- * stats field by field, the pointer each pool hit must return, non-overlap of live and cached
- * blocks, and the allocator's byte accounting. Whether a device allocation succeeds depends on
+ * managers, with and without the small-object allocator. The test keeps its own model of the pool
+ * (bucket rules written from MXNet's spec, LIFO reuse, reserve check, release-and-retry, every
+ * counter; size classes, slabs with LIFO slot reuse, the "keep one slab with room per class" rule)
+ * and compares after each random step: stats field by field, the pointer (and slot offset) each
+ * allocation must return, non-overlap of live blocks, slots and cached blocks, and the allocator's
+ * byte accounting. Whether a device allocation succeeds depends on
  * fragmentation, which the model does not simulate: a spy records each device call, the model
  * checks that the call was the one it predicted and that a failure was genuine (no hole was big
  * enough), then follows the recorded outcome.
@@ -28,6 +30,24 @@ interface Setup {
   large: number;
   cutoff: number;
   reserve: number;
+  /** Bytes of a slab's block; 0 = small-object allocator off. */
+  slab: number;
+}
+
+/** Slot sizes, written out from the spec: 16, 32, 48, 64, 128, 192, 256, then 4 steps per doubling to 2048. */
+const CLASSES = [
+  16, 32, 48, 64, 128, 192, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 1792, 2048,
+];
+
+interface ModelSlab {
+  ptr: number;
+  bytes: number;
+  cls: number;
+  capacity: number;
+  used: number;
+  next: number;
+  free: number[];
+  listed: boolean;
 }
 
 function modelRounded(s: Setup, size: number): number {
@@ -73,7 +93,8 @@ type Op =
 const sizeArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant(0) },
   { weight: 6, arbitrary: fc.integer({ min: 1, max: 5000 }) },
-  { weight: 2, arbitrary: fc.constantFrom(32, 4096, 4097, 65536, 65537) },
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 2100 }) },
+  { weight: 2, arbitrary: fc.constantFrom(16, 17, 32, 128, 129, 2048, 2049, 4096, 4097, 65536, 65537) },
   { weight: 3, arbitrary: fc.integer({ min: 5000, max: 3 * MiB }) },
   { weight: 1, arbitrary: fc.integer({ min: 9 * MiB, max: 2 ** 40 }) },
 );
@@ -87,19 +108,40 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('doubleFree' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ op: 'releaseAll' as const }) },
 );
+/** Mostly small requests, so slabs fill up, empty and go back to the pool within one run. */
+const smallOpArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      op: fc.constant('alloc' as const),
+      size: fc.oneof(
+        fc.integer({ min: 1, max: 2048 }),
+        fc.integer({ min: 1793, max: 2100 }),
+        fc.constantFrom(16, 4096, 70000),
+      ),
+      failsafe: fc.boolean(),
+    }),
+  },
+  { weight: 6, arbitrary: fc.record({ op: fc.constant('free' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('directFree' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'releaseAll' as const }) },
+);
 const setupArb: fc.Arbitrary<Setup> = fc.record({
   kind: fc.constantFrom<Kind>('Naive', 'Round', 'Unpooled'),
   page: fc.constantFrom(32, 64, 512, 4096),
   large: fc.constantFrom(65536, 100000, 2 * MiB),
   cutoff: fc.constantFrom(20, 21, 22),
   reserve: fc.integer({ min: 0, max: 20 }),
+  slab: fc.constantFrom(0, 4096, 8192, 65536),
 });
 
 interface Block {
   h: StorageHandle<number>;
   ptr: number;
+  offset: number;
   size: number;
   rounded: number;
+  slab: ModelSlab | null;
 }
 
 function run(s: Setup, ops: Op[]): void {
@@ -112,9 +154,15 @@ function run(s: Setup, ops: Op[]): void {
     MXNET_CPU_MEM_POOL_ROUND_LINEAR_CUTOFF: String(s.cutoff),
     MXNET_CPU_MEM_POOL_RESERVE: String(s.reserve),
   });
-  const storage = new Storage({ env, allocators: { cpu: () => spy(linear, log) } });
+  const storage = new Storage({
+    env,
+    allocators: { cpu: () => spy(linear, log) },
+    smallObjects: s.slab === 0 ? false : { slabBytes: s.slab },
+  });
   const ctx = cpu(0);
   const pooled = s.kind !== 'Unpooled';
+  const smallMax = pooled && s.slab > 0 ? Math.min(2048, Math.floor(s.page / 2)) : 0;
+  const slabBytes = modelRounded(s, s.slab);
   const m = {
     bytesInUse: 0,
     bytesRequested: 0,
@@ -128,21 +176,71 @@ function run(s: Setup, ops: Op[]): void {
     numDeviceFrees: 0,
     numPoolHits: 0,
     numReleases: 0,
+    numReclaims: 0,
   };
   let created = false;
   let held = 0; // footprint in the LinearAllocator of every block the manager holds
   const live: Block[] = [];
   const freed: StorageHandle<number>[] = [];
   const cache = new Map<number, number[]>(); // rounded -> ptrs, most recent last
+  const lists = new Map<number, ModelSlab[]>(); // class -> slabs with a free slot, allocation from the last
+  const slabs = new Set<ModelSlab>(); // every slab held
+  const listOf = (cls: number): ModelSlab[] => {
+    let l = lists.get(cls);
+    if (l === undefined) {
+      l = [];
+      lists.set(cls, l);
+    }
+    return l;
+  };
+  const unlist = (slab: ModelSlab): void => {
+    const l = listOf(slab.cls);
+    const i = l.indexOf(slab);
+    const last = l.pop() as ModelSlab;
+    if (last !== slab) l[i] = last; // the last slab takes its place
+    slab.listed = false;
+  };
+  const toCache = (rounded: number, ptr: number): void => {
+    const bucket = cache.get(rounded) ?? [];
+    bucket.push(ptr);
+    cache.set(rounded, bucket);
+  };
 
   const releaseAll = (): void => {
     m.numReleases++;
+    if (m.bytesPooled === 0) return;
+    for (const cls of CLASSES) {
+      const l = listOf(cls);
+      for (let i = l.length - 1; i >= 0; i--) {
+        const slab = l[i] as ModelSlab;
+        if (slab.used > 0) continue;
+        unlist(slab);
+        slabs.delete(slab);
+        toCache(slab.bytes, slab.ptr);
+      }
+    }
     for (const [rounded, ptrs] of cache) {
       m.numDeviceFrees += ptrs.length;
       m.bytesPooled -= rounded * ptrs.length;
       held -= roundUp(rounded, ALIGN) * ptrs.length;
     }
     cache.clear();
+  };
+  /** A block of `bytes` from the device as the pool gets it: reserve check, try, release, retry. */
+  const fromDevice = (bytes: number): number | null => {
+    const free = CAPACITY - ALIGN - held;
+    const reserve = (CAPACITY * s.reserve) / 100;
+    if (!(free > bytes && reserve <= free - bytes)) releaseAll();
+    let result = device(bytes);
+    if (result === null) {
+      releaseAll();
+      result = device(bytes);
+    }
+    if (result !== null) {
+      m.numDeviceAllocs++;
+      held += roundUp(bytes, ALIGN);
+    }
+    return result;
   };
   let seen = 0;
   const device = (bytes: number): number | null => {
@@ -162,56 +260,108 @@ function run(s: Setup, ops: Op[]): void {
       } catch (e) {
         thrown = e;
       }
-      const rounded = modelRounded(s, op.size);
-      let predicted: number | null | undefined; // a pool hit's pointer
-      let result: number | null = null;
-      if (op.size > 0) {
+      if (op.size > 0 && op.size <= smallMax) {
         created = true;
-        const bucket = cache.get(rounded);
-        if (pooled && bucket !== undefined && bucket.length > 0) {
-          predicted = bucket.pop() as number;
-          m.bytesPooled -= rounded;
-          m.numPoolHits++;
-          result = predicted;
-        } else {
-          if (pooled) {
-            const free = CAPACITY - ALIGN - held;
-            const reserve = (CAPACITY * s.reserve) / 100;
-            if (!(free > rounded && reserve <= free - rounded)) releaseAll();
+        const cls = CLASSES.find((c) => c >= op.size) as number;
+        const l = listOf(cls);
+        let slab = l[l.length - 1];
+        let hit = true;
+        if (slab === undefined) {
+          const bucket = cache.get(slabBytes);
+          let ptr: number | null;
+          if (bucket !== undefined && bucket.length > 0) ptr = bucket.pop() as number;
+          else {
+            hit = false;
+            ptr = fromDevice(slabBytes);
+            if (ptr !== null) m.bytesPooled += slabBytes;
           }
-          result = device(rounded);
-          if (result === null && pooled) {
-            releaseAll();
-            result = device(rounded);
-          }
-          if (result !== null) {
-            m.numDeviceAllocs++;
-            held += roundUp(rounded, ALIGN);
+          if (ptr !== null) {
+            slab = {
+              ptr,
+              bytes: slabBytes,
+              cls,
+              capacity: Math.floor(slabBytes / cls),
+              used: 0,
+              next: 0,
+              free: [],
+              listed: true,
+            };
+            l.push(slab);
+            slabs.add(slab);
           }
         }
-      }
-      if (thrown !== undefined) {
-        expect(thrown).toBeInstanceOf(MXNetError);
-        expect((thrown as MXNetError).reason).toMatch(/Memory allocation failed/);
-        expect(op.size > 0 && result === null && !op.failsafe).toBe(true);
-      }
-      if (h !== undefined) {
-        expect(h.size).toBe(op.size);
-        expect(h.dptr).toBe(op.size === 0 ? null : result);
-        if (predicted !== undefined) expect(h.dptr).toBe(predicted);
-        if (result !== null) {
-          live.push({ h, ptr: result, size: op.size, rounded });
-          m.numAllocs++;
-          m.liveHandles++;
-          m.bytesInUse += rounded;
-          m.bytesRequested += op.size;
-          expect(h.actualSize).toBe(rounded);
+        if (thrown !== undefined) {
+          expect(thrown).toBeInstanceOf(MXNetError);
+          expect((thrown as MXNetError).reason).toMatch(/Memory allocation failed/);
+          expect(slab === undefined && !op.failsafe).toBe(true);
+        }
+        if (h !== undefined) {
+          expect(h.size).toBe(op.size);
+          if (slab === undefined) {
+            expect(op.failsafe).toBe(true);
+            expect(h.dptr).toBeNull();
+          } else {
+            const offset = slab.free.length > 0 ? (slab.free.pop() as number) : slab.next++ * cls;
+            slab.used++;
+            if (slab.used === slab.capacity) unlist(slab);
+            expect([h.dptr, h.byteOffset, h.actualSize]).toEqual([slab.ptr, offset, cls]);
+            live.push({ h, ptr: slab.ptr, offset, size: op.size, rounded: cls, slab });
+            m.numAllocs++;
+            if (hit) m.numPoolHits++;
+            m.liveHandles++;
+            m.bytesPooled -= cls;
+            m.bytesInUse += cls;
+            m.bytesRequested += op.size;
+          }
+        }
+      } else {
+        const rounded = modelRounded(s, op.size);
+        let predicted: number | null | undefined; // a pool hit's pointer
+        let result: number | null = null;
+        if (op.size > 0) {
+          created = true;
+          const bucket = cache.get(rounded);
+          if (pooled && bucket !== undefined && bucket.length > 0) {
+            predicted = bucket.pop() as number;
+            m.bytesPooled -= rounded;
+            m.numPoolHits++;
+            result = predicted;
+          } else if (pooled) {
+            result = fromDevice(rounded);
+          } else {
+            result = device(rounded);
+            if (result !== null) {
+              m.numDeviceAllocs++;
+              held += roundUp(rounded, ALIGN);
+            }
+          }
+        }
+        if (thrown !== undefined) {
+          expect(thrown).toBeInstanceOf(MXNetError);
+          expect((thrown as MXNetError).reason).toMatch(/Memory allocation failed/);
+          expect(op.size > 0 && result === null && !op.failsafe).toBe(true);
+        }
+        if (h !== undefined) {
+          expect(h.size).toBe(op.size);
+          expect(h.byteOffset).toBe(0);
+          expect(h.dptr).toBe(op.size === 0 ? null : result);
+          if (predicted !== undefined) expect(h.dptr).toBe(predicted);
+          if (result !== null) {
+            live.push({ h, ptr: result, offset: 0, size: op.size, rounded, slab: null });
+            m.numAllocs++;
+            m.liveHandles++;
+            m.bytesInUse += rounded;
+            m.bytesRequested += op.size;
+            expect(h.actualSize).toBe(rounded);
+          }
         }
       }
     } else if (op.op === 'releaseAll') {
       if (created) releaseAll();
       storage.releaseAll(ctx);
-      const liveFootprint = live.reduce((t, b) => t + roundUp(b.rounded, ALIGN), 0);
+      const liveFootprint =
+        live.reduce((t, b) => t + (b.slab === null ? roundUp(b.rounded, ALIGN) : 0), 0) +
+        [...slabs].reduce((t, sl) => t + roundUp(sl.bytes, ALIGN), 0);
       expect(linear.freeBytes).toBe(CAPACITY - ALIGN - liveFootprint);
     } else if (op.op === 'doubleFree') {
       const h = freed[op.pick % Math.max(freed.length, 1)];
@@ -225,10 +375,28 @@ function run(s: Setup, ops: Op[]): void {
       m.liveHandles--;
       m.bytesInUse -= b.rounded;
       m.bytesRequested -= b.size;
-      if (pooled && op.op === 'free') {
-        const bucket = cache.get(b.rounded) ?? [];
-        bucket.push(b.ptr);
-        cache.set(b.rounded, bucket);
+      const slab = b.slab;
+      if (slab !== null) {
+        m.bytesPooled += b.rounded;
+        slab.free.push(b.offset);
+        slab.used--;
+        if (!slab.listed) {
+          listOf(slab.cls).push(slab);
+          slab.listed = true;
+        }
+        if (slab.used === 0 && op.op === 'directFree') {
+          unlist(slab);
+          slabs.delete(slab);
+          m.bytesPooled -= slab.bytes;
+          m.numDeviceFrees++;
+          held -= roundUp(slab.bytes, ALIGN);
+        } else if (slab.used === 0 && listOf(slab.cls).length > 1) {
+          unlist(slab);
+          slabs.delete(slab);
+          toCache(slab.bytes, slab.ptr);
+        }
+      } else if (pooled && op.op === 'free') {
+        toCache(b.rounded, b.ptr);
         m.bytesPooled += b.rounded;
       } else {
         m.numDeviceFrees++;
@@ -251,9 +419,11 @@ function run(s: Setup, ops: Op[]): void {
     };
     expect(storage.stats(ctx)).toEqual(expected);
     expect(linear.usedBytes).toBe(held);
-    // Live and cached blocks are disjoint and inside [base, capacity).
+    // Device blocks (live, cached, slabs) are disjoint and inside [base, capacity); each slab's
+    // live slots lie inside it and are disjoint.
     const blocks = [
-      ...live.map((b) => [b.ptr, b.rounded] as const),
+      ...live.filter((b) => b.slab === null).map((b) => [b.ptr, b.rounded] as const),
+      ...[...slabs].map((sl) => [sl.ptr, sl.bytes] as const),
       ...[...cache].flatMap(([r, ptrs]) => ptrs.map((p) => [p, r] as const)),
     ].sort((x, y) => x[0] - y[0]);
     let end = ALIGN;
@@ -262,6 +432,20 @@ function run(s: Setup, ops: Op[]): void {
       end = ptr + bytes;
     }
     expect(end).toBeLessThanOrEqual(CAPACITY);
+    for (const sl of slabs) {
+      const slots = live
+        .filter((b) => b.slab === sl)
+        .map((b) => b.offset)
+        .sort((x, y) => x - y);
+      expect(slots.length).toBe(sl.used);
+      let next = 0;
+      for (const off of slots) {
+        expect(off % (sl.cls >= 64 ? 64 : 16)).toBe(0);
+        expect(off).toBeGreaterThanOrEqual(next);
+        next = off + sl.cls;
+      }
+      expect(next).toBeLessThanOrEqual(sl.bytes);
+    }
   }
 }
 
@@ -273,10 +457,22 @@ describe('Storage model property', () => {
     );
   });
 
+  it.each<Kind>(['Naive', 'Round'])(
+    '%s: small objects — slabs fill, empty and return to the pool',
+    (kind) => {
+      fc.assert(
+        fc.property(fc.array(smallOpArb, { minLength: 200, maxLength: 400 }), (ops) =>
+          run({ kind, page: 4096, large: 2 * MiB, cutoff: 20, reserve: 5, slab: 4096 }, ops),
+        ),
+        { numRuns: 25, seed: 7 },
+      );
+    },
+  );
+
   it.each<Kind>(['Naive', 'Round', 'Unpooled'])('%s: a long fixed-seed run under memory pressure', (kind) => {
     fc.assert(
       fc.property(fc.array(opArb, { minLength: 400, maxLength: 600 }), (ops) =>
-        run({ kind, page: 4096, large: 2 * MiB, cutoff: 20, reserve: 5 }, ops),
+        run({ kind, page: 4096, large: 2 * MiB, cutoff: 20, reserve: 5, slab: 8192 }, ops),
       ),
       { numRuns: 30, seed: 42 },
     );

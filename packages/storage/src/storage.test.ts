@@ -39,15 +39,15 @@ function catchError(fn: () => unknown): MXNetError {
 describe('Storage.alloc / free', () => {
   it('hands out page-rounded host buffers and reuses the most recently freed block', () => {
     const s = fresh();
-    const a = s.alloc<ArrayBuffer>(100, cpu(), { name: 'weight' });
+    const a = s.alloc<ArrayBuffer>(2100, cpu(), { name: 'weight' });
     expect(a.dptr).toBeInstanceOf(ArrayBuffer);
     expect(a.dptr?.byteLength).toBe(4096);
-    expect([a.size, a.actualSize, a.name, a.ctx]).toEqual([100, 4096, 'weight', cpu()]);
+    expect([a.size, a.actualSize, a.name, a.ctx, a.byteOffset]).toEqual([2100, 4096, 'weight', cpu(), 0]);
     const b = s.alloc(4000, cpu());
     expect(b.name).toBe('unknown');
     s.free(a);
     s.free(b);
-    expect(s.alloc(1, cpu()).dptr).toBe(b.dptr); // LIFO
+    expect(s.alloc(2049, cpu()).dptr).toBe(b.dptr); // LIFO
     expect(s.alloc(4096, cpu()).dptr).toBe(a.dptr);
     expect(s.stats(cpu())).toMatchObject({
       numPoolHits: 2,
@@ -136,6 +136,7 @@ describe('manager choice', () => {
       numDeviceFrees: 0,
       numPoolHits: 0,
       numReleases: 0,
+      numReclaims: 0,
     });
   });
 
@@ -172,7 +173,7 @@ describe('manager choice', () => {
     roundTrip(s, cpuPinned());
     vars.MXNET_CPU_POOL_PAGE_SIZE = '8192';
     roundTrip(s, cpu());
-    expect(s.alloc(1, cpu()).actualSize).toBe(8192);
+    expect(s.alloc(5000, cpu()).actualSize).toBe(8192);
   });
 
   it('requires an allocator for gpu and takes one through registerAllocator', () => {
@@ -226,13 +227,13 @@ describe('bad input', () => {
 
   it('rejects a double free by name, size and device, and the pool stays consistent', () => {
     const s = fresh();
-    const h = s.alloc(300, cpu(), { name: 'activations' });
+    const h = s.alloc(3000, cpu(), { name: 'activations' });
     s.free(h);
     for (const op of [() => s.free(h), () => s.directFree(h)]) {
       const err = catchError(op);
       expect(err.message).toMatch(/double free/);
       expect(err.message).toContain('activations');
-      expect(err.message).toContain('300');
+      expect(err.message).toContain('3000');
       expect(err.device).toBe('cpu(0)');
     }
     expect(s.stats(cpu())).toMatchObject({
@@ -241,9 +242,25 @@ describe('bad input', () => {
       bytesPooled: 4096,
       numDeviceFrees: 0,
     });
-    const again = s.alloc(300, cpu());
+    const again = s.alloc(3000, cpu());
     expect(again.dptr).toBe(h.dptr); // the block was cached once, not twice
-    expect(s.alloc(300, cpu()).dptr).not.toBe(h.dptr);
+    expect(s.alloc(3000, cpu()).dptr).not.toBe(h.dptr);
+    roundTrip(s);
+  });
+
+  it('rejects a double free of a small block, and its slot is reused once', () => {
+    const s = fresh();
+    const keep = s.alloc(300, cpu()); // keeps the slab partly used
+    const h = s.alloc(300, cpu(), { name: 'scalar' });
+    s.free(h);
+    expect(() => s.free(h)).toThrow(/double free.*"scalar"/);
+    expect(() => s.directFree(h)).toThrow(/double free/);
+    expect(s.stats(cpu())).toMatchObject({ numFrees: 1, liveHandles: 1, bytesInUse: 320 });
+    const again = s.alloc(300, cpu());
+    expect([again.dptr, again.byteOffset]).toEqual([h.dptr, h.byteOffset]);
+    const next = s.alloc(300, cpu());
+    expect(next.dptr).toBe(h.dptr);
+    expect(new Set([keep.byteOffset, again.byteOffset, next.byteOffset]).size).toBe(3);
     roundTrip(s);
   });
 

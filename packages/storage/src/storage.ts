@@ -20,6 +20,8 @@ import { HostAllocator } from './host-allocator.js';
 import { resolveManagerConfig, resolveManagerName } from './managers/config.js';
 import type { StorageManager } from './managers/manager.js';
 import { PooledStorageManager } from './managers/pooled.js';
+import { type PressureOptions, PressureValve } from './managers/pressure.js';
+import { SLAB_BYTES } from './managers/small-objects.js';
 import { type ManagerName, StorageCounters, type StorageStats } from './managers/stats.js';
 import { UnpooledStorageManager } from './managers/unpooled.js';
 
@@ -30,6 +32,18 @@ export interface StorageOptions {
   readonly env?: Env;
   /** Allocator factories by device type, on top of the defaults (host memory for cpu, cpu_pinned, cpu_shared). */
   readonly allocators?: AllocatorFactories;
+  /**
+   * Who to ask for memory back when a device passes its high-water mark or runs out (the NDArray
+   * runtime passes a GC-and-finalize reclaim here). Default: none, MXNet's behaviour.
+   */
+  readonly pressure?: PressureOptions;
+  /**
+   * Serve requests up to 2 KiB (half a page with smaller pages) from slabs of 16-byte-aligned
+   * size-class slots instead of a page each, in pooled managers. Default true; `false` gives
+   * MXNet's plain pool; `{ slabBytes }` sets the block a slab is carved from (default 64 KiB, at
+   * least 4096).
+   */
+  readonly smallObjects?: boolean | { readonly slabBytes?: number };
 }
 
 export interface AllocOptions {
@@ -45,6 +59,23 @@ function defaultAllocators(): Map<DeviceType, AllocatorFactory> {
     ['cpu_pinned', () => new HostAllocator()],
     ['cpu_shared', () => new HostAllocator({ shared: true })],
   ]);
+}
+
+function slabBytesOf(option: StorageOptions['smallObjects']): number {
+  if (option === false) return 0;
+  if (option === undefined || option === true) return SLAB_BYTES;
+  const bytes = option.slabBytes ?? SLAB_BYTES;
+  if (!Number.isSafeInteger(bytes) || bytes < 4096 || bytes > 2 ** 30) {
+    throw new MXNetError(
+      `smallObjects.slabBytes must be a whole number of bytes in [4096, 2^30], got ${String(bytes)}`,
+      {
+        op: 'Storage',
+        params: { slabBytes: bytes },
+        hint: `leave it out for the default (${SLAB_BYTES})`,
+      },
+    );
+  }
+  return bytes;
 }
 
 function describe(value: unknown): string {
@@ -71,6 +102,11 @@ export class Storage {
   readonly #env: Env;
   readonly #factories: Map<DeviceType, AllocatorFactory>;
   readonly #managers = new Map<number, StorageManager>();
+  readonly #pressure: PressureOptions | undefined;
+  /** Managers by device allocator (host contexts may share one, e.g. cpu-wasm's memory). */
+  readonly #byDevice = new Map<DeviceAllocator, StorageManager[]>();
+  /** Bytes of the block each slab is carved from; 0 turns the small-object allocator off. */
+  readonly #slabBytes: number;
   // One-entry cache in front of #managers: most programs allocate on one device in a row.
   #lastCtx: Context | null = null;
   #lastManager: StorageManager | null = null;
@@ -78,6 +114,14 @@ export class Storage {
   constructor(options: StorageOptions = {}) {
     this.#env = options.env ?? Env.fromProcess();
     this.#factories = defaultAllocators();
+    this.#pressure = options.pressure;
+    this.#slabBytes = slabBytesOf(options.smallObjects);
+    if (this.#pressure !== undefined && typeof this.#pressure.reclaim !== 'function') {
+      throw new MXNetError('pressure.reclaim must be a function', {
+        op: 'Storage',
+        hint: 'pass { reclaim(pressure) { ... } } or leave pressure out',
+      });
+    }
     for (const [type, factory] of Object.entries(options.allocators ?? {})) {
       if (factory !== undefined) this.registerAllocator(type as DeviceType, factory);
     }
@@ -204,9 +248,34 @@ export class Storage {
       throw new MXNetError(e.reason, { op: 'Storage.alloc', device: ctx.toString(), hint: e.hint, cause: e });
     }
     const device = this.#makeAllocator(ctx);
-    return config.kind === 'Unpooled'
-      ? new UnpooledStorageManager(this, ctx, device)
-      : new PooledStorageManager(this, ctx, device, config);
+    const valve = new PressureValve(this.#pressure);
+    const manager: StorageManager =
+      config.kind === 'Unpooled'
+        ? new UnpooledStorageManager(this, ctx, device, valve)
+        : new PooledStorageManager(
+            this,
+            ctx,
+            device,
+            config,
+            valve,
+            device.smallObjects === false ? 0 : this.#slabBytes,
+          );
+    // Kernels' scratch space comes straight from the device (cpu-wasm's GEMM workspaces...): when the
+    // device cannot serve one, every manager on it reclaims and returns its cache, then the device
+    // retries. Not for Storage's own device calls: those release and retry by themselves.
+    let sharing = this.#byDevice.get(device);
+    if (sharing === undefined) {
+      const managers: StorageManager[] = [];
+      sharing = managers;
+      this.#byDevice.set(device, managers);
+      device.setExhaustedHandler?.((size) => {
+        if (managers.some((m) => m.inDevice)) return false;
+        for (const m of managers) m.relieveDirect(size);
+        return true;
+      });
+    }
+    sharing.push(manager);
+    return manager;
   }
 
   #makeAllocator(ctx: Context): DeviceAllocator {

@@ -72,6 +72,9 @@ export class WebGpuBackend implements Backend<GPUBuffer>, GpuHost {
     return {
       name: 'webgpu',
       alignment: 256,
+      // One buffer per array: a shader declares a single element type per bound buffer, so arrays
+      // of different dtypes must not share a slab.
+      smallObjects: false,
       alloc: (size) => rt.createBuffer(size),
       free: (ptr) => rt.release(ptr),
     };

@@ -21,10 +21,17 @@ export interface StorageManager extends HandleOwner {
   directFree(handle: StorageHandle): void;
   /** Return every cached block to the device allocator. */
   releaseAll(): void;
+  /** True while the manager itself is asking the device for a block. */
+  readonly inDevice: boolean;
+  /**
+   * An allocation made on this manager's device outside Storage (a kernel's scratch space) failed:
+   * ask the pressure owner to reclaim, then return the cache to the device.
+   */
+  relieveDirect(size: number): void;
   stats(): StorageStats;
 }
 
-function formatBytes(n: number): string {
+export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
@@ -46,15 +53,24 @@ export interface AllocFailure {
   readonly bytesInUse: number;
   readonly bytesPooled: number;
   readonly cause: unknown;
+  /** What holds the memory (from the pressure owner's `describe`), appended to the message. */
+  readonly report?: string;
+  /** True when the owner was asked to reclaim before this failure. */
+  readonly reclaimed?: boolean;
 }
 
 /** MXNet's "Memory allocation failed", with what was asked, what the pool holds, and what to do. */
 export function allocFailedError(f: AllocFailure): MXNetError {
-  const retried = f.manager === 'Unpooled' ? '' : ' after releasing the pool cache and retrying';
+  const steps = [
+    ...(f.manager === 'Unpooled' ? [] : ['releasing the pool cache']),
+    ...(f.reclaimed === true ? ['reclaiming unreachable arrays'] : []),
+  ];
+  const retried = steps.length === 0 ? '' : ` after ${steps.join(' and ')} and retrying`;
+  const report = f.report === undefined || f.report === '' ? '' : `\n${f.report}`;
   return new MXNetError(
     `Memory allocation failed${retried}: requested ${formatBytes(f.size)}, ` +
       `rounded to ${formatBytes(f.rounded)}, for "${f.name}" from the ${f.allocator} allocator; ` +
-      `in use ${formatBytes(f.bytesInUse)}, cached in pool ${formatBytes(f.bytesPooled)}`,
+      `in use ${formatBytes(f.bytesInUse)}, cached in pool ${formatBytes(f.bytesPooled)}${report}`,
     {
       op: 'Storage.alloc',
       params: { size: f.size, rounded: f.rounded, name: f.name, manager: f.manager },

@@ -43,6 +43,8 @@ export interface StorageStats {
   readonly numPoolHits: number;
   /** releaseAll runs, explicit and implicit (reserve check, OOM retry). */
   readonly numReleases: number;
+  /** Times the owner was asked to reclaim memory (high-water mark passed, or out of memory; see PressureOptions). */
+  readonly numReclaims: number;
 }
 
 /** Mutable counters behind a StorageStats snapshot (package-internal). */
@@ -60,7 +62,7 @@ export class StorageCounters {
   numPoolHits = 0;
   numReleases = 0;
 
-  snapshot(ctx: string, manager: ManagerName): StorageStats {
+  snapshot(ctx: string, manager: ManagerName, numReclaims = 0): StorageStats {
     return Object.freeze({
       ctx,
       manager,
@@ -77,6 +79,7 @@ export class StorageCounters {
       numDeviceFrees: this.numDeviceFrees,
       numPoolHits: this.numPoolHits,
       numReleases: this.numReleases,
+      numReclaims,
     });
   }
 }

@@ -41,7 +41,8 @@ export class TempSpaceResource<V = unknown> {
   /**
    * A block of at least `size` bytes on this resource's device: the current one when it is big
    * enough, otherwise a new one of exactly `size` bytes (the old one goes back to the Storage pool).
-   * Its contents are undefined, and the block stays valid only until the next larger `get`.
+   * Its contents are undefined, and the block stays valid only until the next larger `get`. A small
+   * block (≤ 2 KiB) is a slot in a shared slab: address it at `dptr + byteOffset`.
    */
   get<P = unknown>(size: number, name = 'temp_space'): StorageHandle<P> {
     if (!Number.isSafeInteger(size) || size < 0) {
