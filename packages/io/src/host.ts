@@ -1,7 +1,8 @@
 /**
  * Node built-ins reached through `process.getBuiltinModule` (as @mx/ndarray does for files), so
  * that importing @mx/io never imports `node:fs` and bundles for browsers stay clean: only the
- * calls that need a file system or zlib fail there, with an MXNetError saying what to do instead.
+ * calls that need a file system fail there, with an MXNetError saying what to do instead.
+ * (gzip is decompressed by @mx/ndarray's bounded, pure-TypeScript `gunzip`, in browsers too.)
  */
 import { MXNetError } from '@mx/base';
 
@@ -10,7 +11,6 @@ interface NodeModules {
     readFileSync(path: string): Uint8Array;
     existsSync(path: string): boolean;
   };
-  'node:zlib': { gunzipSync(data: Uint8Array): Uint8Array };
   'node:url': { fileURLToPath(url: string): string };
   'node:path': { dirname(path: string): string; join(...parts: string[]): string };
 }
@@ -33,25 +33,6 @@ export function readBytes(source: string | Uint8Array, op: string, what: string)
       op,
       cause: e,
       hint: `check the path (relative paths start at the process's working directory)`,
-    });
-  }
-}
-
-/** gzip's magic bytes. */
-export function isGzip(bytes: Uint8Array): boolean {
-  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-}
-
-/** Decompress gzip data (Node's zlib); corrupt data becomes an MXNetError. */
-export function gunzip(bytes: Uint8Array, op: string, what: string): Uint8Array {
-  const zlib = nodeModule('node:zlib', op, `decompress the ${what} file first and pass the raw IDX bytes`);
-  try {
-    return zlib.gunzipSync(bytes);
-  } catch (e) {
-    throw new MXNetError(`the ${what} file is gzip-compressed but cannot be decompressed`, {
-      op,
-      cause: e,
-      hint: 'the file is truncated or corrupt: download it again',
     });
   }
 }

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpu, gpu } from '@mx/base';
+import { cpu, gpu, isMXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
-import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime, type NDArray } from './index.js';
+import { saveMXNetList, saveNpz } from './io/index.js';
 import { HostTestBackend } from './test-util/host-backend.js';
 
 const rt = createRuntime({
@@ -101,5 +103,117 @@ describe('nd.save / nd.load', () => {
     await expect(nd.load(path)).rejects.toThrow(/bad\.params/);
     await expect(nd.load(join(dir, 'missing.params'))).rejects.toThrow(/cannot read/);
     expect(nd.memory().arrays).toBe(before + 1);
+  });
+});
+
+describe('strict loading at the NDArray level', () => {
+  const hexBytes = (h: string) =>
+    Uint8Array.from(h.replace(/\s+/g, '').match(/../g) ?? [], (x) => Number.parseInt(x, 16));
+
+  it('refuses a legacy "none" record instead of returning an unwritten array', async () => {
+    await nd.leakCheck(() => {
+      const before = nd.memory().arrays;
+      // A V2 list: a float32 (1,) array "w", then a "none" record "g" (stype 0, ndim 0).
+      const bytes = hexBytes(
+        '1201000000000000 0000000000000000 0200000000000000' +
+          'c9fa93f9 00000000 01000000 0100000000000000 01000000 00000000 00000000 0000803f' +
+          'c9fa93f9 00000000 00000000' +
+          '0200000000000000 0100000000000000 77 0100000000000000 67',
+      );
+      expect(() => nd.loadBytes(bytes, { npShape: false })).toThrow(/record 1 \("g"\) is a "none" array/);
+      expect(nd.memory().arrays).toBe(before);
+    });
+  });
+
+  it('refuses to save a zero-dim array without np-shape semantics, pointing at npShape: true', async () => {
+    await nd.leakCheck(async () => {
+      const s = nd.array(1.5);
+      await expect(nd.saveBytes({ s }, { npShape: false })).rejects.toThrow(
+        /zero-dimensional[\s\S]*npShape: true/,
+      );
+      const back = nd.loadBytes(await nd.saveBytes({ s })) as Record<string, NDArray>;
+      expect(await back.s?.array()).toBe(1.5);
+      back.s?.dispose();
+      s.dispose();
+    });
+  });
+
+  it('duplicate names and bad devices fail without leaking, and caps pass through', async () => {
+    await nd.leakCheck(() => {
+      const before = nd.memory().arrays;
+      const two = new Map([
+        ['ab', { shape: [2], dtype: 'float32' as const, data: Float32Array.of(1, 2) }],
+        ['cd', { shape: [1], dtype: 'float32' as const, data: Float32Array.of(3) }],
+      ]);
+      const dup = saveMXNetList(two);
+      dup.set(new TextEncoder().encode('ab'), dup.length - 2);
+      expect(() => nd.loadBytes(dup)).toThrow(/duplicate name "ab"/);
+      const dev = saveMXNetList(two);
+      new DataView(dev.buffer).setInt32(24 + 4 + 4 + 4 + 8 + 4, 255, true);
+      expect(() => nd.loadBytes(dev)).toThrow(/record 0 \("ab"\).*dev_id 255/);
+      expect(() => nd.loadBytes(saveMXNetList(two), { maxBytes: 8 })).toThrow(/over its cap of 8/);
+      expect(() => nd.loadBytes(saveNpz(two), { maxBytes: 100 })).toThrow(/zip members' declared sizes/);
+      expect(nd.memory().arrays).toBe(before);
+    });
+  });
+
+  it('disposes the arrays already created when a later one fails', async () => {
+    await nd.leakCheck(() => {
+      const before = nd.memory().arrays;
+      const bytes = saveMXNetList([
+        { shape: [2], dtype: 'float32', data: Float32Array.of(1, 2) },
+        { shape: [3], dtype: 'int32', data: Int32Array.of(1, 2, 3) },
+      ]);
+      const empty = rt.empty.bind(rt);
+      let calls = 0;
+      const spy = vi.spyOn(rt, 'empty').mockImplementation((shape, dtype, ctx) => {
+        if (++calls === 2) throw new Error('allocation failed');
+        return empty(shape, dtype, ctx);
+      });
+      try {
+        expect(() => nd.loadBytes(bytes)).toThrow('allocation failed');
+      } finally {
+        spy.mockRestore();
+      }
+      expect(calls).toBe(2);
+      expect(nd.memory().arrays).toBe(before);
+    });
+  });
+
+  it('mutated files either load (and are disposed) or fail with an MXNetError, never leaking (property)', async () => {
+    const base = [
+      saveMXNetList({
+        w: { shape: [2, 3], dtype: 'float32', data: new Float32Array(6).fill(0.5) },
+        b: { shape: [3], dtype: 'int64', data: BigInt64Array.of(1n, 2n, 3n) },
+      }),
+      saveMXNetList([{ shape: [4], dtype: 'uint8', data: Uint8Array.of(1, 2, 3, 4) }], { npShape: false }),
+      saveNpz({ x: { shape: [2, 2], dtype: 'float64', data: Float64Array.of(1, 2, 3, 4) } }),
+    ];
+    await nd.leakCheck(() => {
+      const before = nd.memory().arrays;
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...base),
+          fc.array(
+            fc.tuple(fc.double({ min: 0, max: 0.999, noNaN: true }), fc.integer({ min: 0, max: 255 })),
+            { maxLength: 3 },
+          ),
+          fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+          (file, flips, cutAt) => {
+            let b = file.slice();
+            for (const [at, v] of flips) b[Math.floor(at * b.length)] = v;
+            if (cutAt !== undefined) b = b.subarray(0, Math.floor(cutAt * b.length));
+            try {
+              const out = nd.loadBytes(b);
+              for (const a of Array.isArray(out) ? out : Object.values(out)) a.dispose();
+            } catch (e) {
+              if (!isMXNetError(e)) throw e;
+            }
+            expect(nd.memory().arrays).toBe(before);
+          },
+        ),
+        { seed: 10, numRuns: 300 },
+      );
+    });
   });
 });

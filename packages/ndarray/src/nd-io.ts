@@ -5,12 +5,20 @@
  * back on a GPU when one exists; here: on `ctx` if given, else on the recorded device when this
  * runtime serves it, else on the default device).
  *
+ * Loading is strict and bounded (see io/): a damaged file is an MXNetError naming the file, the
+ * record and the byte offset, what one load may decode is capped (`maxBytes`, `maxExpansion`), and
+ * on any error every array the load already created is disposed. A "none" record (MXNet's
+ * uninitialised `NDArray()`, only found in legacy files) is refused: this runtime has no
+ * uninitialised arrays, and returning one would expose memory it never wrote.
+ *
  * Paths work in Node (through `process.getBuiltinModule('node:fs')`, so browser bundles never
  * import fs); `saveBytes`/`loadBytes` work everywhere.
  */
 import { Context, type DTypeName, MXNetError } from '@mx/base';
 import {
   type ArrayCollection,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_EXPANSION,
   type HostArray,
   loadAny,
   saveMXNetList,
@@ -37,6 +45,17 @@ export interface LoadOptions {
    * only, `'global'` (default) both — MXNet's GlobalOn, so MXNet 1.x `.params` files load too.
    */
   readonly npShape?: boolean | 'global';
+  /**
+   * Most bytes the load may decode: array data plus decompressed npz members. Default 2 GiB
+   * ({@link DEFAULT_MAX_BYTES}); raise it for a trusted larger file.
+   */
+  readonly maxBytes?: number;
+  /**
+   * Most decoded bytes per byte of the file (plus 1 MiB). Default 1032
+   * ({@link DEFAULT_MAX_EXPANSION}), DEFLATE's largest ratio, so only corrupt or hostile files meet
+   * it; lower it for untrusted input.
+   */
+  readonly maxExpansion?: number;
 }
 
 /** What a file holds: a list when it stores no names, a record name → array otherwise. */
@@ -109,7 +128,23 @@ export function loadBytes(
   options: LoadOptions = {},
   source?: string,
 ): LoadedArrays {
-  const loaded = loadAny(bytes, source, { npShape: options.npShape ?? 'global' });
+  const loaded = loadAny(bytes, source, {
+    npShape: options.npShape ?? 'global',
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxExpansion: options.maxExpansion ?? DEFAULT_MAX_EXPANSION,
+  });
+  loaded.arrays.forEach((h, i) => {
+    if (h.none !== true) return;
+    const name = loaded.names === null ? '' : ` ("${loaded.names[i]}")`;
+    throw new MXNetError(
+      `${source ?? '<bytes>'}: record ${i}${name} is a "none" array (MXNet's uninitialised NDArray()), ` +
+        'which has no shape, dtype or data to load',
+      {
+        op: 'nd.load',
+        hint: 'load the file with MXNet and save it without the uninitialised array, or read it with loadMXNetList (none records come back with none: true)',
+      },
+    );
+  });
   const created: NDArray[] = [];
   try {
     for (const h of loaded.arrays) {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { isMXNetError, MXNetError } from '@mx/base';
 import fc from 'fast-check';
@@ -105,7 +106,7 @@ describe('parseIdx', () => {
     padded.set(good);
     expectError(() => parseIdx(padded), 'but the file has 28');
     expectError(() => parseIdx(idx(0x08, [-1], new Uint8Array(0))), 'negative size -1');
-    expectError(() => parseIdx(gzipSync(good).subarray(0, 20)), 'gzip-compressed but cannot be decompressed');
+    expectError(() => parseIdx(gzipSync(good).subarray(0, 20)), 'the gzip data cannot be decompressed');
   });
 
   it('never accepts a truncated or extended file (property)', () => {
@@ -130,5 +131,41 @@ describe('parseIdx', () => {
         },
       ),
     );
+  });
+
+  it('reads a gzip file only as far as its header declares (the committed bomb fails at 7,856 bytes)', () => {
+    // tools/golden/loader-bombs.py: header (10, 28, 28) uint8, gzip content of 256 MiB.
+    const bomb = new Uint8Array(
+      readFileSync(new URL('./__fixtures__/bomb-idx-declares-7856-inflates-256mib.gz', import.meta.url)),
+    );
+    expectError(
+      () => parseIdx(bomb, 'bomb'),
+      'it inflates to more than 7856 bytes, the size its IDX header declares',
+    );
+    // Shorter content than declared, and a second member adding content, fail too.
+    const good = idx(0x08, [2, 3], Uint8Array.from([1, 2, 3, 4, 5, 6]));
+    expectError(
+      () => parseIdx(gzipSync(good.subarray(0, 16))),
+      'i.e. 18 bytes, but the decompressed file has 16',
+    );
+    expectError(
+      () => parseIdx(Uint8Array.from([...gzipSync(good), ...gzipSync(Uint8Array.of(7))])),
+      'inflates to more than 18 bytes',
+    );
+    expect(
+      Array.from(
+        parseIdx(Uint8Array.from([...gzipSync(good.subarray(0, 9)), ...gzipSync(good.subarray(9))]))
+          .data as Uint8Array,
+      ),
+    ).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('refuses a declared size over the load caps before inflating or copying', () => {
+    const header = idx(0x0e, [1 << 14, 1 << 14], new Uint8Array(0)); // 2 GiB of float64 declared
+    expectError(() => parseIdx(gzipSync(header)), 'over its cap');
+    expectError(() => parseIdx(header), "over the load's maxBytes of 2147483648");
+    const small = idx(0x08, [100], new Uint8Array(100));
+    expectError(() => parseIdx(gzipSync(small), 'x', { maxBytes: 50 }), 'over its cap of 50');
+    expectError(() => parseIdx(small, 'x', { maxBytes: 50 }), 'maxBytes of 50');
   });
 });

@@ -4,7 +4,8 @@
  * Every read states what it expects, so a short or corrupted file fails with an MXNetError such as
  * "params.bin: truncated: record 2 needs 512 bytes of float32 data at offset 1064, file has 900"
  * instead of a RangeError or a garbage array. Sizes are checked against the bytes left *before*
- * anything is allocated, so a corrupted dimension cannot ask for gigabytes.
+ * anything is allocated, so a corrupted dimension cannot ask for gigabytes, and readers end with
+ * {@link ByteReader.expectEnd}, so bytes a damaged count or size leaves over are an error too.
  */
 import { DType, type DTypeName, type StorageArray } from '@mx/base';
 import { fileError } from './types.js';
@@ -115,14 +116,20 @@ export class ByteReader {
     return out;
   }
 
-  /** `count` elements of `dtype`, copied into a fresh storage array. */
-  array(dtype: DTypeName, count: number, what: string): StorageArray {
-    const info = DType[dtype];
-    const nbytes = count * info.bytes;
-    this.need(nbytes, what);
-    const out = storageFromBytes(dtype, this.bytes.subarray(this.#pos, this.#pos + nbytes), false);
-    this.#pos += nbytes;
-    return out;
+  /** Moves past `n` bytes (of data already checked with {@link need}). */
+  skip(n: number): void {
+    this.#pos += n;
+  }
+
+  /** Throws unless the whole input was read: trailing bytes mean the file is not what it says. */
+  expectEnd(what: string): void {
+    if (this.remaining === 0) return;
+    throw fileError(
+      this.#op,
+      this.#source,
+      `corrupted: ${this.remaining} trailing bytes after ${what} at offset ${this.#pos}, file has ${this.bytes.length}`,
+      'a count or size field was damaged, or bytes were appended: the file is not what its header says',
+    );
   }
 }
 

@@ -6,14 +6,21 @@
  *   single raw records (pickling): {@link saveMXNetRecord}/{@link loadMXNetRecord}.
  * - NumPy: {@link saveNpy}/{@link loadNpy}, {@link saveNpz}/{@link loadNpz}.
  * - {@link loadAny} dispatches on the first bytes, as `MXNDArrayLoad`.
+ * - {@link gunzip}: bounded gzip decompression (IDX files in @mx/io).
+ *
+ * Every loader is strict (the whole input must be exactly what its headers say) and bounded
+ * ({@link LoadLimits}: what one load may decode is capped before it is allocated).
  */
+import type { LoadLimits } from './limits.js';
 import { loadMXNetList } from './mxnet-list.js';
 import type { NpShapeMode } from './mxnet-record.js';
 import { loadNpy } from './npy.js';
 import { loadNpz } from './npz.js';
 import type { LoadedList } from './types.js';
 
-export { loadMXNetList, NDARRAY_LIST_MAGIC, saveMXNetList } from './mxnet-list.js';
+export { type GunzipOptions, gunzip, isGzip } from './gzip.js';
+export { DEFAULT_MAX_BYTES, DEFAULT_MAX_EXPANSION, type LoadLimits } from './limits.js';
+export { loadMXNetList, type MXNetListLoadOptions, NDARRAY_LIST_MAGIC, saveMXNetList } from './mxnet-list.js';
 export {
   loadMXNetRecord,
   NDARRAY_V1_MAGIC,
@@ -39,21 +46,21 @@ export function detectArrayFileFormat(bytes: Uint8Array): 'npz' | 'npy' | 'mxnet
 
 /**
  * Loads an array file of any supported format: npz (names from the archive), npy (one array, no
- * names) or an MXNet list. `options.npShape` applies to MXNet lists (default true, MXNet 2.0).
+ * names) or an MXNet list. `options.npShape` applies to MXNet lists (default true, MXNet 2.0);
+ * `maxBytes`/`maxExpansion` cap what the load may decode ({@link LoadLimits}).
  */
 export function loadAny(
   bytes: Uint8Array,
   source?: string,
-  options: { npShape?: NpShapeMode } = {},
+  options: { npShape?: NpShapeMode } & LoadLimits = {},
 ): LoadedList {
+  const limits: LoadLimits = { maxBytes: options.maxBytes, maxExpansion: options.maxExpansion };
   switch (detectArrayFileFormat(bytes)) {
     case 'npz':
-      return loadNpz(bytes, source);
+      return loadNpz(bytes, source, limits);
     case 'npy':
-      return { arrays: [loadNpy(bytes, source)], names: null };
+      return { arrays: [loadNpy(bytes, source, limits)], names: null };
     case 'mxnet':
-      return source === undefined
-        ? loadMXNetList(bytes, options)
-        : loadMXNetList(bytes, { ...options, source });
+      return loadMXNetList(bytes, { ...options, ...(source === undefined ? {} : { source }) });
   }
 }

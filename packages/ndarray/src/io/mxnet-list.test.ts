@@ -105,14 +105,37 @@ describe('shapes (test_save_load_scalar_zero_size_ndarrays)', () => {
     expect(loadMXNetList(legacy, { npShape: 'global' }).arrays[0]?.shape).toEqual([2, 1]);
   });
 
-  it('V2 refuses scalars; V3 refuses "none"; V2 stores "none"', () => {
-    expectMXNetError(() => saveMXNetList([sample('float32', [])], { npShape: false }), 'scalar', 'array 0');
+  it('V2 refuses zero-dim arrays (use npShape: true); no writer stores "none"', () => {
+    expectMXNetError(
+      () => saveMXNetList([sample('float32', [])], { npShape: false }),
+      'zero-dimensional',
+      'array 0',
+      'npShape: true',
+    );
     const none: HostArray = { shape: [], dtype: 'float32', data: new Float32Array(0), none: true };
-    expectMXNetError(() => saveMXNetList({ g: none }), 'none', 'array "g"');
-    const bytes = saveMXNetList([none, sample('int32', [3])], { npShape: false });
-    const back = loadMXNetList(bytes, { npShape: false });
-    expect(back.arrays[0]?.none).toBe(true);
-    expect(plain(back.arrays[1] as HostArray)).toEqual(plain(sample('int32', [3])));
+    expectMXNetError(() => saveMXNetList({ g: none }), 'none', 'array "g"', 'cannot be saved');
+    expectMXNetError(() => saveMXNetList([none], { npShape: false }), 'none', 'array 0');
+  });
+
+  it('a legacy "none" record (V2 ndim 0) loads as the explicit none value; stype -1 is refused', () => {
+    // V2, stype 0, ndim 0: MXNet's NDArray::Load returns NDArray() (none) without np semantics.
+    const list = (rec: string) =>
+      hex(`1201000000000000 0000000000000000 0100000000000000 ${rec} 0000000000000000`);
+    const none = loadMXNetList(list('c9fa93f9 00000000 00000000'), { npShape: false }).arrays[0];
+    expect(none).toEqual({ shape: [], dtype: 'float32', data: new Float32Array(0), none: true });
+    // Under np semantics (GlobalOn) MXNet reads ndim 0 as a scalar: ctx, dtype and one element.
+    const scalar = loadMXNetList(list('c9fa93f9 00000000 00000000 01000000 00000000 00000000 0000c03f'), {
+      npShape: 'global',
+    }).arrays[0] as HostArray;
+    expect(plain(scalar)).toEqual({ shape: [], dtype: 'float32', data: [1.5], none: false });
+    // stype -1 (kUndefinedStorage): MXNet's num_aux_data fails on it; so do we, with the offset.
+    expectMXNetError(
+      () => loadMXNetList(list('c9fa93f9 ffffffff 00000000'), { npShape: false, source: 'g.params' }),
+      'g.params',
+      'storage type -1',
+      'record 0',
+      'offset 28',
+    );
   });
 
   it('V3 ndim -1 or a dim of -1 is "none"', () => {
@@ -233,7 +256,7 @@ describe('errors name the file, the record and the offset', () => {
   it('truncated data', () => {
     expectMXNetError(
       () => loadMXNetList(bytes.subarray(0, 120), { npShape: false, source: 'model.params' }),
-      'model.params: truncated: record 1 needs 512 bytes of float32 data at offset 104, file has 120',
+      'model.params: truncated: record 1 needs 512 bytes of float32 data for shape (128,) at offset 104, file has 120',
     );
   });
 

@@ -1,15 +1,29 @@
 /**
  * MXNet's NDArray list file (`NDArray::Save/Load` for vectors, used by `nd.save`, `nd.load` and
- * 1.x Gluon `.params`): u64 0x112, u64 reserved, u64 N + N records, u64 K + K names
- * (u64 length + UTF-8 bytes). K is 0 (a list) or N (a dict). dmlc's vector serialisation.
+ * 1.x Gluon `.params`): u64 0x112, u64 reserved (0), u64 N + N records, u64 K + K names
+ * (u64 length + UTF-8 bytes). dmlc's vector serialisation. K is 0 (a list: `nd.save` of a list,
+ * or of an empty dict) or N (a dict); MXNet checks exactly that, and returns a list when K is 0.
  *
- * Loading is all or nothing: any problem raises an MXNetError naming the file, the record and the
- * byte offset; nothing is returned partially.
+ * Loading is strict and all or nothing. The whole input must be consumed exactly: trailing bytes
+ * (which is what a name count damaged to 0, or a shrunk array count, leaves behind), shortfalls,
+ * count mismatches, a non-zero reserved field, duplicate names and invalid devices or dtype flags
+ * are MXNetErrors naming the file, the record (index, and name once the names are read: they
+ * follow the records) and the byte offset. The file is scanned completely before any array data is
+ * copied, so a corrupt file allocates nothing and a valid one is charged to the load's
+ * {@link Budget} first.
  */
 import { MXNetError } from '@mx/base';
 import { ByteReader, ByteWriter } from './bytes.js';
-import { type NpShapeMode, readRecord, writeRecord } from './mxnet-record.js';
-import { type ArrayCollection, entriesOf, type HostArray, type LoadedList } from './types.js';
+import { Budget, type LoadLimits } from './limits.js';
+import {
+  materialise,
+  type NpShapeMode,
+  type RecordLayout,
+  scanRecord,
+  throwProblem,
+  writeRecord,
+} from './mxnet-record.js';
+import { type ArrayCollection, entriesOf, type LoadedList } from './types.js';
 
 export const NDARRAY_LIST_MAGIC = 0x112;
 
@@ -46,15 +60,22 @@ export function saveMXNetList(arrays: ArrayCollection, options: { npShape?: bool
   return w.finish();
 }
 
+/** Options of {@link loadMXNetList}. */
+export interface MXNetListLoadOptions extends LoadLimits {
+  /** MXNet's np-shape switch: true (default) V3 only, false V0..V2 only, 'global' both. */
+  readonly npShape?: NpShapeMode;
+  /** Names the file in errors; default "<bytes>". */
+  readonly source?: string;
+}
+
 /**
  * Reads a list file. `npShape` follows MXNet's switch: true (default) accepts V3 records only,
  * false accepts V0/V1/V2 only, 'global' accepts both (MXNet's GlobalOn).
  */
-export function loadMXNetList(
-  bytes: Uint8Array,
-  options: { npShape?: NpShapeMode; source?: string } = {},
-): LoadedList {
-  const r = new ByteReader(bytes, 'loadMXNetList', options.source);
+export function loadMXNetList(bytes: Uint8Array, options: MXNetListLoadOptions = {}): LoadedList {
+  const op = 'loadMXNetList';
+  const budget = new Budget(op, options.source, bytes.length, options);
+  const r = new ByteReader(bytes, op, options.source);
   const npShape = options.npShape ?? true;
   r.where = 'list header';
   const magicLo = r.u32('list magic');
@@ -67,36 +88,65 @@ export function loadMXNetList(
       'this is not an MXNet NDArray file (nor .npy/.npz)',
     );
   }
-  r.u64('reserved field');
+  const reservedAt = r.pos;
+  const reserved = r.u64('reserved field');
+  if (reserved !== 0) throw r.corrupt(`the reserved field is ${reserved}, MXNet writes 0`, reservedAt);
   const countAt = r.pos;
   const n = r.u64('array count');
   if (n * MIN_RECORD_BYTES > r.remaining) {
     throw r.corrupt(`array count ${n} does not fit in the ${r.remaining} bytes left`, countAt);
   }
-  const arrays: HostArray[] = [];
+  const layouts: RecordLayout[] = [];
   for (let i = 0; i < n; i++) {
     r.where = `record ${i}`;
-    arrays.push(readRecord(r, npShape));
+    layouts.push(scanRecord(r, npShape));
   }
   r.where = 'names';
   const kAt = r.pos;
   const k = r.u64('name count');
   if (k !== 0 && k !== n) {
-    throw r.corrupt(`invalid NDArray file format: ${k} names for ${n} arrays`, kAt);
+    throw r.corrupt(`invalid NDArray file format: ${k} names for ${n} arrays (must be 0 or ${n})`, kAt);
   }
-  if (k === 0) return { arrays, names: null };
+  const names = k === 0 ? null : readNames(r, k);
+  r.where = 'names';
+  r.expectEnd(k === 0 ? `the name count 0 (a list file ends there)` : 'the last name');
+  layouts.forEach((l, i) => {
+    throwProblem(r, l, names === null ? `record ${i}` : `record ${i} ("${names[i]}")`);
+  });
+  let total = 0;
+  for (const l of layouts) total += l.dataBytes;
+  budget.charge(total, `the array data of ${n} records`);
+  return { arrays: layouts.map((l) => materialise(l, bytes)), names };
+}
+
+/** K names: u64 length + UTF-8 bytes each; invalid UTF-8 and duplicates are corruption. */
+function readNames(r: ByteReader, k: number): string[] {
   const dec = new TextDecoder('utf-8', { fatal: true });
   const names: string[] = [];
+  const seen = new Map<string, number>();
   for (let i = 0; i < k; i++) {
     r.where = `name ${i}`;
+    const lenAt = r.pos;
     const len = r.u64('name length');
+    if (len > r.remaining)
+      throw r.corrupt(`name length ${len} does not fit in the ${r.remaining} bytes left`, lenAt);
     const at = r.pos;
     const raw = r.take(len, 'name bytes');
+    let name: string;
     try {
-      names.push(dec.decode(raw));
+      name = dec.decode(raw);
     } catch {
       throw r.corrupt('name is not valid UTF-8', at);
     }
+    const first = seen.get(name);
+    if (first !== undefined) {
+      throw r.corrupt(
+        `duplicate name "${name}" (also record ${first}'s name): one array would shadow the other`,
+        lenAt,
+      );
+    }
+    seen.set(name, i);
+    names.push(name);
   }
-  return { arrays, names };
+  return names;
 }

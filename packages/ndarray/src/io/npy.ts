@@ -4,12 +4,17 @@
  * The writer produces MXNet's bytes exactly: `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`
  * padded with spaces and a newline so the preamble plus header is a multiple of 64, version 2.0
  * only when the header exceeds 65535 bytes; bfloat16 is the structured descr `[('bfloat16', '<u2')]`.
- * The reader is more tolerant than MXNet's: it parses the header as a Python literal, decodes the
- * 2.0/3.0 length correctly (MXNet shifts the wrong way), byte-swaps big-endian data and turns
- * Fortran-order arrays into row-major ones (MXNet transposes them too).
+ * The reader accepts exactly what NumPy's `numpy.lib.format` reads: versions 1.0, 2.0 and 3.0 (no
+ * other major or minor), a header that is a Python literal dict with exactly the keys 'descr',
+ * 'fortran_order' and 'shape' (a tuple of integers), then exactly the data the header describes:
+ * trailing bytes are an error, as is a shortfall. It parses the header properly (MXNet's cnpy
+ * searches for substrings), decodes the 2.0/3.0 length correctly (MXNet shifts the wrong way),
+ * byte-swaps big-endian data and turns Fortran-order arrays into row-major ones (MXNet transposes
+ * them too). The data is checked against the load's {@link Budget} before it is copied.
  */
 import { DType, type DTypeName, MXNetError, shapeToString } from '@mx/base';
 import { ByteReader, bytesOfStorage, storageFromBytes } from './bytes.js';
+import { Budget, type LoadLimits } from './limits.js';
 import { type PyValue, parsePyLiteral } from './py-literal.js';
 import { checkHostArray, elementCount, type HostArray } from './types.js';
 
@@ -64,8 +69,16 @@ interface NpyHeader {
   readonly shape: number[];
 }
 
-/** Reads a `.npy` file. `source` names it in errors. */
-export function loadNpy(bytes: Uint8Array, source?: string): HostArray {
+/** Reads a `.npy` file. `source` names it in errors; `limits` caps what it may decode. */
+export function loadNpy(bytes: Uint8Array, source?: string, limits?: LoadLimits): HostArray {
+  return readNpy(bytes, source, new Budget('loadNpy', source, bytes.length, limits));
+}
+
+/**
+ * Reads a `.npy` file; `budget` is charged for the data (null when the bytes were already counted,
+ * as an inflated npz member).
+ */
+export function readNpy(bytes: Uint8Array, source: string | undefined, budget: Budget | null): HostArray {
   const r = new ByteReader(bytes, 'loadNpy', source);
   r.where = 'npy header';
   const magic = r.take(6, 'npy magic');
@@ -73,26 +86,45 @@ export function loadNpy(bytes: Uint8Array, source?: string): HostArray {
     throw r.corrupt('missing the \\x93NUMPY magic', 0, 'this is not a .npy file');
   }
   const major = r.take(1, 'npy version')[0] as number;
-  r.take(1, 'npy version');
-  if (major < 1 || major > 3) {
-    throw r.corrupt(`unsupported npy format version ${major}`, 6, 'versions 1.0, 2.0 and 3.0 are supported');
+  const minor = r.take(1, 'npy version')[0] as number;
+  if (major < 1 || major > 3 || minor !== 0) {
+    throw r.corrupt(
+      `unsupported npy format version ${major}.${minor}`,
+      6,
+      'NumPy writes and reads versions 1.0, 2.0 and 3.0 only: the file is corrupt or from a newer NumPy',
+    );
   }
-  let hlen: number;
-  if (major === 1) {
-    const b = r.take(2, 'header length');
-    hlen = (b[0] as number) | ((b[1] as number) << 8);
-  } else {
-    hlen = r.u32('header length');
+  const hlenAt = r.pos;
+  const hlen = major === 1 ? r.u16('header length') : r.u32('header length');
+  if (hlen > r.remaining) {
+    throw r.corrupt(`header length ${hlen} does not fit in the ${r.remaining} bytes left`, hlenAt);
   }
   const headerAt = r.pos;
   const raw = r.take(hlen, 'header text');
-  const text = major === 3 ? new TextDecoder().decode(raw) : latin1(raw);
+  let text: string;
+  if (major === 3) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    } catch {
+      throw r.corrupt('bad header: a version 3.0 header must be UTF-8', headerAt);
+    }
+  } else {
+    text = latin1(raw);
+  }
   const h = parseHeader(text, (msg) => r.corrupt(`bad header: ${msg}`, headerAt));
   r.where = 'npy data';
   const info = DType[h.dtype];
-  const n = elementCount(h.shape);
+  const n = h.shape.includes(0) ? 0 : elementCount(h.shape);
   const nbytes = n * info.bytes;
-  let body = r.take(nbytes, `${h.dtype} data for shape ${shapeToString(h.shape)}`);
+  const what = `${h.dtype} data for shape ${shapeToString(h.shape)}`;
+  if (!Number.isSafeInteger(nbytes))
+    throw r.corrupt(`shape ${shapeToString(h.shape)} is too large`, headerAt);
+  r.need(nbytes, what);
+  const dataAt = r.pos;
+  r.skip(nbytes);
+  r.expectEnd(what);
+  budget?.charge(nbytes, what);
+  let body = bytes.subarray(dataAt, dataAt + nbytes);
   if (h.fortran && h.shape.length > 1) body = fortranToC(body, h.shape, info.bytes);
   const data = storageFromBytes(h.dtype, body, h.bigEndian);
   return { shape: h.shape, dtype: h.dtype, data };
@@ -115,11 +147,13 @@ function parseHeader(text: string, corrupt: (msg: string) => Error): NpyHeader {
   const descr = v.entries.get('descr');
   const fortran = v.entries.get('fortran_order');
   const shape = v.entries.get('shape');
-  if (descr === undefined || fortran === undefined || shape === undefined) {
-    throw corrupt("the header needs the keys 'descr', 'fortran_order' and 'shape'");
+  if (descr === undefined || fortran === undefined || shape === undefined || v.entries.size !== 3) {
+    throw corrupt(
+      `the header must have exactly the keys 'descr', 'fortran_order' and 'shape', found ${[...v.entries.keys()].map((k) => `'${k}'`).join(', ')}`,
+    );
   }
   if (fortran.kind !== 'bool') throw corrupt("'fortran_order' is not True/False");
-  if (shape.kind !== 'tuple' && shape.kind !== 'list') throw corrupt("'shape' is not a tuple");
+  if (shape.kind !== 'tuple') throw corrupt("'shape' is not a tuple");
   const dims: number[] = [];
   for (const d of shape.items) {
     if (d.kind !== 'int' || d.value < 0) throw corrupt("'shape' must hold integers >= 0");

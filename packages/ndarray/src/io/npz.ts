@@ -4,10 +4,14 @@
  *
  * Loading keeps the archive's order and skips entries that are not `.npy` (as MXNet). Folders that
  * match SciPy's or MXNet's sparse layouts (`<name>/data.npy`, `indices.npy`, `indptr.npy`, ...) are
- * reported as unsupported rather than loaded as unrelated dense pieces.
+ * reported as unsupported rather than loaded as unrelated dense pieces. The archive is checked
+ * strictly (zip-read.ts: directory and local headers agree, members tile the file, CRCs match) and
+ * its declared sizes are charged to the load's {@link Budget} before anything is inflated; every
+ * member must be a strict `.npy` (npy.ts).
  */
-import { loadNpy, saveNpy } from './npy.js';
-import { type ArrayCollection, entriesOf, fileError, type HostArray } from './types.js';
+import { Budget, type LoadLimits } from './limits.js';
+import { readNpy, saveNpy } from './npy.js';
+import { type ArrayCollection, DEFAULT_SOURCE, entriesOf, fileError, type HostArray } from './types.js';
 import { readZip, writeZip } from './zip.js';
 
 /** Writes an uncompressed `.npz`; a list is named `arr_0`, `arr_1`, ... */
@@ -27,9 +31,17 @@ const SPARSE_LAYOUTS: readonly { readonly format: string; readonly files: readon
   { format: 'dia', files: ['data', 'offsets', 'format', 'shape'] },
 ];
 
-/** Reads a `.npz`: arrays and their names (entry names without `.npy`), in archive order. */
-export function loadNpz(bytes: Uint8Array, source?: string): { arrays: HostArray[]; names: string[] } {
-  const entries = readZip(bytes, 'loadNpz', source).filter((e) => e.name.endsWith('.npy'));
+/**
+ * Reads a `.npz`: arrays and their names (entry names without `.npy`), in archive order. `limits`
+ * caps the bytes it may decode (see {@link LoadLimits}).
+ */
+export function loadNpz(
+  bytes: Uint8Array,
+  source?: string,
+  limits?: LoadLimits,
+): { arrays: HostArray[]; names: string[] } {
+  const budget = new Budget('loadNpz', source, bytes.length, limits);
+  const entries = readZip(bytes, 'loadNpz', source, budget).filter((e) => e.name.endsWith('.npy'));
   const folders = new Map<string, Set<string>>();
   for (const e of entries) {
     const slash = e.name.lastIndexOf('/');
@@ -56,7 +68,8 @@ export function loadNpz(bytes: Uint8Array, source?: string): { arrays: HostArray
   const names: string[] = [];
   for (const e of entries) {
     const name = e.name.slice(0, -4);
-    arrays.push(loadNpy(e.data, `${source ?? '<buffer>'}[${e.name}]`));
+    // The member's bytes were charged by readZip; the array is a copy of them.
+    arrays.push(readNpy(e.data, `${source ?? DEFAULT_SOURCE}[${e.name}]`, null));
     names.push(name);
   }
   return { arrays, names };

@@ -2,7 +2,8 @@
  * A parser for the small Python literal subset an `.npy` header uses (NumPy reads it with
  * `ast.literal_eval`): dicts, tuples, lists, strings, integers (a Python 2 `L` suffix allowed),
  * True/False/None. Parsing properly, instead of searching for substrings as MXNet's cnpy does,
- * keeps structured descriptors such as bfloat16's `[('bfloat16', '<u2')]` and odd spacing working.
+ * keeps structured descriptors such as bfloat16's `[('bfloat16', '<u2')]` and odd spacing working,
+ * while what Python would refuse (leading zeros, non-Python whitespace) is refused here too.
  * Errors are plain messages; the npy reader wraps them with the file name.
  */
 
@@ -28,8 +29,9 @@ const CLOSERS: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}'
 /** Parses `text` as one Python literal (surrounding whitespace allowed). */
 export function parsePyLiteral(text: string): PyValue {
   let i = 0;
+  // Python's whitespace between tokens (no Unicode spaces, no vertical tab).
   const skip = (): void => {
-    while (i < text.length && /\s/.test(text[i] as string)) i++;
+    while (i < text.length && ' \t\n\r\f'.includes(text[i] as string)) i++;
   };
   const fail = (message: string): never => {
     throw new PyLiteralError(message, i);
@@ -57,7 +59,8 @@ export function parsePyLiteral(text: string): PyValue {
   };
 
   const parseNumber = (): PyValue => {
-    const re = /[+-]?\d+[lL]?/y;
+    // Python's decimal literal: no leading zeros except for zero itself (`03` is a SyntaxError).
+    const re = /[+-]?(?:0+|[1-9]\d*)[lL]?(?![\w])/y;
     re.lastIndex = i;
     const m = re.exec(text);
     if (m === null) return fail('expected a number');

@@ -21,8 +21,9 @@ export interface HostArray {
   readonly ctx?: HostContext;
   /**
    * A "none" NDArray (MXNet's default-constructed `NDArray()`, e.g. an uninitialised gradient):
-   * its record stops after the shape. Loaded with shape `[]`, float32 and no data; only the legacy
-   * (V2) writer can store one, as MXNet.
+   * its record stops after the shape. The readers return it as exactly `{ none: true, shape: [],
+   * dtype: 'float32', data: Float32Array(0) }`; no writer stores one (MXNet cannot save an
+   * uninitialised NDArray either), and `nd.load` refuses a file holding one.
    */
   readonly none?: boolean;
 }
@@ -37,7 +38,7 @@ export interface LoadedList {
 export const CPU0: HostContext = Object.freeze({ devType: 1, devId: 0 });
 
 /** Label used in messages when the caller names no file. */
-export const DEFAULT_SOURCE = '<buffer>';
+export const DEFAULT_SOURCE = '<bytes>';
 
 /** An MXNetError for a file problem: `<source>: <message>`, with the API entry point as `op`. */
 export function fileError(
