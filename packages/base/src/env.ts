@@ -92,7 +92,7 @@ const ENGINE_TYPES = [
 ] as const;
 export type EngineTypeName = (typeof ENGINE_TYPES)[number];
 
-/** Every setting @mx reads, with its kind, default and meaning. */
+/** Every setting `@mx` reads, with its kind, default and meaning. */
 export const ENV_SETTINGS = {
   MXNET_ENGINE_TYPE: {
     kind: 'enum',

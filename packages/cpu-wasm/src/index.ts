@@ -1,5 +1,5 @@
 /**
- * @mx/cpu-wasm: the default @mx backend. Every CPU array lives in one shared WebAssembly.Memory;
+ * @mx/cpu-wasm: the default `@mx` backend. Every CPU array lives in one shared WebAssembly.Memory;
  * kernels are generated at run time as wasm (128-bit SIMD where it applies) by an in-repo
  * assembler, and large kernels are split across worker threads sharing the memory.
  */

@@ -4,23 +4,33 @@
  * reference count; when the last holder lets go, the chunk asks the engine to delete its var, and
  * the storage is freed by that delete op — i.e. only after every op already pushed on the chunk has
  * run, so disposing an array whose result is still being computed is always safe.
+ *
+ * Under memory pressure a chunk also points at its record in the runtime's list of live chunks
+ * (creating op, dtype, shape, sometimes a JS stack), so an out-of-memory error can say which
+ * allocation sites hold the memory (memory/live-chunks.ts).
+ *
+ * The owner is a small internal object of the runtime, not the public Runtime class: the published
+ * typings then never expose (or half-strip) the release hook.
  */
 import type { Context } from '@mx/base';
 import type { Var } from '@mx/engine';
 import type { Backend } from '@mx/ops';
 import type { StorageHandle } from '@mx/storage';
+import type { LiveNode, Recorded } from './memory/live-chunks.js';
 
-/** What a chunk needs from its runtime to release itself. */
+/** What a chunk needs from its runtime to release itself (an internal object of the runtime). */
 export interface ChunkOwner {
   releaseChunk(chunk: Chunk): void;
 }
 
-export class Chunk {
+export class Chunk implements Recorded {
   readonly handle: StorageHandle | null;
   readonly var: Var;
   readonly ctx: Context;
   readonly backend: Backend;
   readonly bytes: number;
+  /** Its record among the live chunks (only once the runtime records them, see LiveChunks). */
+  liveNode: LiveNode | null = null;
   readonly #owner: ChunkOwner;
   #refs = 1;
 
@@ -43,6 +53,11 @@ export class Chunk {
   /** The device pointer (null for zero-size arrays). */
   get ptr(): unknown {
     return this.handle?.dptr ?? null;
+  }
+
+  /** Where the chunk's memory starts inside `ptr` (non-zero for small blocks carved from a slab). */
+  get byteOffset(): number {
+    return this.handle?.byteOffset ?? 0;
   }
 
   get live(): boolean {

@@ -5,16 +5,24 @@
  * failures, as in MXNet.
  */
 
+export { MXNetAggregateError } from '@mx/engine';
 export { Autograd, type AutogradMode, type GradOptions, type RecordOptions } from './autograd/autograd.js';
 export { CustomFunction } from './autograd/function.js';
 export type { GradReq } from './autograd/tape.js';
+export type * from './core-ops.js';
 export type { NestedArray } from './host.js';
 export type { InvokeOptions } from './invoke.js';
 export {
   type ArrayCollection,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_EXPANSION,
+  type GunzipOptions,
+  gunzip,
   type HostArray,
   type HostContext,
+  isGzip,
   type LoadedList,
+  type LoadLimits,
   loadAny,
   loadMXNetList,
   loadMXNetRecord,
@@ -25,7 +33,24 @@ export {
   saveNpy,
   saveNpz,
 } from './io/index.js';
-export type { CreateOptions, Nd, NdBase, OpCallParams, OpFunction, OpFunctionMulti } from './nd.js';
+export type {
+  CreateOptions,
+  HostDType,
+  Nd,
+  NdBase,
+  OpCallParams,
+  OpFunction,
+  OpFunctionMulti,
+  OpInvokeOptions,
+  OpOutputs,
+} from './nd.js';
 export type { ArrayFileFormat, LoadedArrays, LoadOptions, SaveOptions } from './nd-io.js';
-export { NDArray, type OpParams } from './ndarray.js';
-export { createRuntime, type Leak, type MemoryStats, Runtime, type RuntimeOptions } from './runtime.js';
+export { type ArithResult, type ItemValue, NDArray, type OpParams } from './ndarray.js';
+export {
+  createRuntime,
+  type Leak,
+  type MemoryOptions,
+  type MemoryStats,
+  Runtime,
+  type RuntimeOptions,
+} from './runtime.js';

@@ -197,7 +197,7 @@ export function invokeOp(
     outputs = new Array(nOut);
     const skip = options.skip;
     for (let i = 0; i < nOut; i++) {
-      outputs[i] = rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx);
+      outputs[i] = rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx, op.name);
       req[i] = skip?.[i] === true ? OpReq.null : OpReq.write;
     }
   }
@@ -216,6 +216,12 @@ export function invokeOp(
     const o = outputs[i] as NDArray;
     mutateVars[i] = o.chunkVar;
     outBlobs[i] = o.blob();
+  }
+  // An out= array the op accumulates into, or that covers only part of its chunk (a view), is read
+  // as well as written: the engine then keeps a failed chunk failed instead of letting a partial
+  // write make the rest of its (never computed) memory readable.
+  if (outArg !== undefined) {
+    for (const o of outputs) if (options.req === 'add' || !coversChunk(o)) constVars.push(o.chunkVar);
   }
   // Mutated inputs (optimizer states) are written too.
   for (const i of op.mutateInputs(attrs)) mutateVars.push((inputs[i] as NDArray).chunkVar);
@@ -306,11 +312,16 @@ function foreignError(
 ): MXNetError {
   return callError(
     op,
-    `${what} (${a.toString()}) belongs to another runtime`,
+    `${what} (${a.describe()}) belongs to another runtime`,
     inputs,
     params,
     'arrays cannot be shared between runtimes: copy the values over (e.g. nd.array(await x.data(), { shape: x.shape }))',
   );
+}
+
+/** True when `a` spans its whole chunk (writing it overwrites everything the chunk holds). */
+export function coversChunk(a: NDArray): boolean {
+  return a.byteOffset === a.chunk.byteOffset && a.size * DType[a.dtype].bytes === a.chunk.bytes;
 }
 
 /** Byte range of an array in its chunk. */
@@ -357,7 +368,7 @@ function stageOverlaps(
   }
   if (staged === undefined) return undefined;
   const flags = staged;
-  const temps = outputs.map((out, o) => (flags[o] ? rt.empty(out.shape, out.dtype, out.ctx) : out));
+  const temps = outputs.map((out, o) => (flags[o] ? rt.empty(out.shape, out.dtype, out.ctx, op.name) : out));
   return {
     temps,
     commit(add: boolean): void {

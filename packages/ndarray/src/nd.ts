@@ -8,6 +8,11 @@
  * NDArray arguments are the inputs in order, an optional trailing plain object holds the params
  * plus `out`/`ctx`/`req`. Variadic ops get their count param (`num_args`) filled in. One visible
  * output returns an NDArray, several return an array.
+ *
+ * Types: the core ops' signatures are generated from the registry (core-ops.ts: inputs, a params
+ * interface per op with MXNet's names and docs, outputs as `NDArray` or a tuple, overloads where
+ * the outputs depend on a literal param), so a misspelt param is a compile error. Creation functions
+ * carry the dtype in the array's type (`NDArray<'int64'>`), which types `item()`.
  */
 import {
   type Context,
@@ -33,35 +38,97 @@ import {
 import { NDArray, type OpParams } from './ndarray.js';
 import type { MemoryStats, Runtime } from './runtime.js';
 
-/** A generated function for an operator with one visible output. */
+/** An untyped op function (`nd['my_op']` for an op registered after the core ones), one output. */
 export type OpFunction = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray;
-/** A generated function for an operator whose visible outputs depend on its params (split, topk...). */
+/** An untyped op function whose visible outputs depend on its params. */
 export type OpFunctionMulti = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray | NDArray[];
 
-/** Params of an op call plus the invoke options. */
-export type OpCallParams = OpParams & {
+/** What every `nd.<op>` call accepts next to the op's params (MXNet's `out=`, `ctx=`). */
+export interface OpInvokeOptions {
+  /** Write the outputs into these arrays instead of new ones (MXNet `out=`). */
   readonly out?: NDArray | readonly NDArray[];
+  /** Device of the outputs of an op without inputs (creation, random): a Context or `'gpu(0)'`. */
   readonly ctx?: Context | string;
+  /** `'add'` adds the result to `out` instead of overwriting it. */
   readonly req?: 'write' | 'add';
-};
+}
 
-export interface CreateOptions {
-  readonly dtype?: DTypeName;
+/** Untyped params of an op call plus the invoke options. */
+export type OpCallParams = OpParams & OpInvokeOptions;
+
+/** Tuple of `N` arrays of dtype `D` (up to 32; an array type beyond). */
+type NDArrayTuple<N extends number, D extends DTypeName, T extends NDArray<D>[] = []> = T['length'] extends N
+  ? T
+  : T['length'] extends 32
+    ? NDArray<D>[]
+    : NDArrayTuple<N, D, [...T, NDArray<D>]>;
+
+/**
+ * What an op with `N` visible outputs returns: one NDArray for 1, a tuple of `N` otherwise, and
+ * `NDArray | NDArray[]` when `N` is not a literal (`nd.split(x, { num_outputs: 3 })` is a triple).
+ */
+export type OpOutputs<N extends number, D extends DTypeName = DTypeName> = number extends N
+  ? NDArray<D> | NDArray<D>[]
+  : N extends 1
+    ? NDArray<D>
+    : NDArrayTuple<N, D>;
+
+export interface CreateOptions<D extends DTypeName = DTypeName> {
+  /** Element type; default float32 (for typed-array input of `nd.array`: the typed array's). */
+  readonly dtype?: D;
   readonly ctx?: Context;
 }
+
+/** The dtype `nd.array` gives a typed array (float32 for Float32Array...). */
+export type HostDType<T> = T extends Float32Array
+  ? 'float32'
+  : T extends Float64Array
+    ? 'float64'
+    : T extends Int32Array
+      ? 'int32'
+      : T extends Int8Array
+        ? 'int8'
+        : T extends Uint8Array
+          ? 'uint8'
+          : T extends Int16Array
+            ? 'int16'
+            : T extends Uint16Array
+              ? 'uint16'
+              : T extends Uint32Array
+                ? 'uint32'
+                : T extends BigInt64Array
+                  ? 'int64'
+                  : T extends BigUint64Array
+                    ? 'uint64'
+                    : DTypeName;
 
 type Operand = NDArray | number;
 
 export interface NdBase {
-  /** An array from nested JS arrays or a typed array (`shape` required for flat typed data). */
-  array(values: NestedArray | StorageArray, options?: CreateOptions & { readonly shape?: Shape }): NDArray;
-  empty(shape: Shape, options?: CreateOptions): NDArray;
-  zeros(shape: Shape, options?: CreateOptions): NDArray;
-  ones(shape: Shape, options?: CreateOptions): NDArray;
-  full(shape: Shape, value: number, options?: CreateOptions): NDArray;
-  arange(start: number, stop?: number, step?: number, options?: CreateOptions): NDArray;
-  zerosLike(a: NDArray): NDArray;
-  onesLike(a: NDArray): NDArray;
+  /**
+   * An array from a typed array (its dtype unless `dtype` says otherwise; `shape` defaults to 1-D).
+   */
+  array<T extends StorageArray, D extends DTypeName = HostDType<T>>(
+    values: T,
+    options?: CreateOptions<D> & { readonly shape?: Shape },
+  ): NDArray<D>;
+  /** An array from nested JS arrays or a scalar (float32 unless `dtype` says otherwise). */
+  array<D extends DTypeName = 'float32'>(
+    values: NestedArray,
+    options?: CreateOptions<D> & { readonly shape?: Shape },
+  ): NDArray<D>;
+  empty<D extends DTypeName = 'float32'>(shape: Shape, options?: CreateOptions<D>): NDArray<D>;
+  zeros<D extends DTypeName = 'float32'>(shape: Shape, options?: CreateOptions<D>): NDArray<D>;
+  ones<D extends DTypeName = 'float32'>(shape: Shape, options?: CreateOptions<D>): NDArray<D>;
+  full<D extends DTypeName = 'float32'>(shape: Shape, value: number, options?: CreateOptions<D>): NDArray<D>;
+  arange<D extends DTypeName = 'float32'>(
+    start: number,
+    stop?: number,
+    step?: number,
+    options?: CreateOptions<D>,
+  ): NDArray<D>;
+  zerosLike<D extends DTypeName>(a: NDArray<D>): NDArray<D>;
+  onesLike<D extends DTypeName>(a: NDArray<D>): NDArray<D>;
   add(a: Operand, b: Operand): NDArray;
   subtract(a: Operand, b: Operand): NDArray;
   multiply(a: Operand, b: Operand): NDArray;
@@ -147,13 +214,13 @@ export function createNd(rt: Runtime): Nd {
     return outs.length === 1 ? (outs[0] as NDArray) : outs;
   };
 
-  const create = (opName: string, params: OpParams, options?: CreateOptions): NDArray =>
+  const create = <D extends DTypeName>(opName: string, params: OpParams, options?: CreateOptions<D>) =>
     rt.invoke(
       opName,
       [],
       { ...params, dtype: options?.dtype ?? 'float32' },
       { ctx: options?.ctx },
-    )[0] as NDArray;
+    )[0] as NDArray<D>;
 
   const binary =
     (arrayOp: string, scalarOp: string, rScalarOp: string) =>
@@ -166,7 +233,11 @@ export function createNd(rt: Runtime): Nd {
 
   const base: NdBase = {
     runtime: rt,
-    array(values, options = {}) {
+    // One implementation for both typed overloads (the dtype is only known at run time here).
+    array: ((
+      values: NestedArray | StorageArray,
+      options: CreateOptions & { readonly shape?: Shape } = {},
+    ): NDArray => {
       const ctx = options.ctx ?? rt.defaultContext;
       let shape: Shape;
       let dtype: DTypeName;
@@ -195,9 +266,9 @@ export function createNd(rt: Runtime): Nd {
       const a = rt.empty(shape, dtype, ctx);
       rt.write(a, data);
       return a;
-    },
-    empty: (shape, options) =>
-      rt.empty(shape, options?.dtype ?? 'float32', options?.ctx ?? rt.defaultContext),
+    }) as NdBase['array'],
+    empty: <D extends DTypeName>(shape: Shape, options?: CreateOptions<D>) =>
+      rt.empty(shape, options?.dtype ?? 'float32', options?.ctx ?? rt.defaultContext) as NDArray<D>,
     zeros: (shape, options) => create('_zeros', { shape }, options),
     ones: (shape, options) => create('_ones', { shape }, options),
     full: (shape, value, options) => create('_full', { shape, value }, options),
@@ -207,8 +278,8 @@ export function createNd(rt: Runtime): Nd {
         stop === undefined ? { start: 0, stop: start, step } : { start, stop, step },
         options,
       ),
-    zerosLike: (a) => rt.invoke('zeros_like', [a])[0] as NDArray,
-    onesLike: (a) => rt.invoke('ones_like', [a])[0] as NDArray,
+    zerosLike: <D extends DTypeName>(a: NDArray<D>) => rt.invoke('zeros_like', [a])[0] as NDArray<D>,
+    onesLike: <D extends DTypeName>(a: NDArray<D>) => rt.invoke('ones_like', [a])[0] as NDArray<D>,
     add: binary('broadcast_add', '_plus_scalar', '_plus_scalar'),
     subtract: binary('broadcast_sub', '_minus_scalar', '_rminus_scalar'),
     multiply: binary('broadcast_mul', '_mul_scalar', '_mul_scalar'),

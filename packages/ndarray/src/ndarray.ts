@@ -4,8 +4,8 @@
  * An array is a window (shape, dtype, byte offset) on a reference-counted storage chunk; views
  * (`reshape`, `slice` along the first axis, `at`) share the chunk, so writes through one are seen by
  * the others, as in MXNet. Every operation is pushed to the engine and returns at once; reads
- * (`data`, `array`, `waitToRead`) wait for the writes pushed before them and rethrow a failure of
- * the ops that produced the array. Operators are reached through the runtime (`nd.*`) and through the
+ * (`data`, `array`, `waitToRead`) wait for the writes pushed before them and reject with the failure
+ * of the op that produced the array — every read, until the array is overwritten. Operators are reached through the runtime (`nd.*`) and through the
  * common methods below, which are thin calls to registered ops.
  *
  * Life cycle: `dispose()` (or `using`) releases the chunk reference; the storage is freed by the
@@ -27,6 +27,18 @@ import type { TBlob } from '@mx/ops';
 import type { GradOptions } from './autograd/autograd.js';
 import type { AGEntry, GradReq } from './autograd/tape.js';
 import type { Chunk } from './chunk.js';
+import type {
+  ArgmaxParams,
+  ArgminParams,
+  DotParams,
+  MaxParams,
+  MeanParams,
+  MinParams,
+  NormParams,
+  ProdParams,
+  SumParams,
+} from './core-ops.js';
+import { formatArray, printSync } from './format.js';
 import { type NestedArray, toNested } from './host.js';
 import type { InvokeOptions } from './invoke.js';
 import type { Runtime } from './runtime.js';
@@ -34,9 +46,30 @@ import type { Runtime } from './runtime.js';
 /** Params object accepted by op methods (MXNet keyword arguments). */
 export type OpParams = Readonly<Record<string, unknown>>;
 
-export class NDArray {
+/** What `item()` gives for a dtype: bigint for int64/uint64, boolean for bool, number otherwise. */
+export type ItemValue<D extends DTypeName> = D extends 'int64' | 'uint64'
+  ? bigint
+  : D extends 'bool'
+    ? boolean
+    : number;
+
+/** Float dtypes: arithmetic with a JS number keeps them (integer and bool arrays may widen). */
+type FloatDType = 'float16' | 'bfloat16' | 'float32' | 'float64';
+
+/**
+ * The dtype of `x <op> y` for an array of dtype `D`: `D` for float arrays (same-dtype broadcast ops
+ * and MXNet's scalar-op rule), unknown otherwise (an integer array with a non-integer scalar gives
+ * float64, a bool array int64 or float64).
+ */
+export type ArithResult<D extends DTypeName> = D extends FloatDType ? D : DTypeName;
+
+/**
+ * An n-dimensional array. `D` is its dtype where the type system knows it (arrays made by `nd.array`,
+ * `nd.zeros`... with a literal `dtype`, `astype`, views); op results are `NDArray` (any dtype).
+ */
+export class NDArray<D extends DTypeName = DTypeName> {
   readonly shape: readonly number[];
-  readonly dtype: DTypeName;
+  readonly dtype: D;
   readonly ctx: Context;
   readonly size: number;
   /** Storage type (dense only in this version). */
@@ -55,7 +88,7 @@ export class NDArray {
   #ownGrad: NDArray | undefined;
 
   /** @internal Use the runtime's `nd` functions to create arrays. */
-  constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: DTypeName, byteOffset: number) {
+  constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: D, byteOffset: number) {
     this.runtime = runtime;
     this.#chunk = chunk;
     // Inferred shapes are often an input's (frozen) shape: share it instead of copying.
@@ -115,16 +148,19 @@ export class NDArray {
 
   // ---- reads -------------------------------------------------------------------------------
 
-  /** Resolve when every write pushed to this array so far is done; rejects with their failure. */
+  /**
+   * Resolve when every write pushed to this array so far is done; rejects with the failure of the
+   * op that produced it (every time, until the array is overwritten).
+   */
   async waitToRead(): Promise<void> {
     this.checkLive('waitToRead');
-    await this.runtime.engine.waitForVar(this.#chunk.var);
+    await this.runtime.engine.waitForVar(this.#chunk.var, { sticky: true });
   }
 
   /** Synchronous waitToRead (backends that can block only). */
   waitToReadSync(): void {
     this.checkLive('waitToReadSync');
-    this.runtime.engine.waitForVarSync(this.#chunk.var);
+    this.runtime.engine.waitForVarSync(this.#chunk.var, { sticky: true });
   }
 
   /** A host copy of the values (typed array of the dtype's storage type), after pending writes. */
@@ -144,7 +180,7 @@ export class NDArray {
         hint: 'use await x.data()',
       });
     }
-    this.runtime.engine.waitForVarSync(this.#chunk.var);
+    this.runtime.engine.waitForVarSync(this.#chunk.var, { sticky: true });
     return backend.readSync(this.blob());
   }
 
@@ -158,28 +194,28 @@ export class NDArray {
   }
 
   /** The single value of a size-1 array (MXNet `asscalar`). */
-  async item(): Promise<number | bigint | boolean> {
+  async item(): Promise<ItemValue<D>> {
     if (this.size !== 1) {
       throw new MXNetError(`item() needs an array of size 1, got ${shapeToString(this.shape)}`, {
         op: 'item',
         shapes: [this.shape],
       });
     }
-    return toNested(await this.data(), [], this.dtype) as number | bigint | boolean;
+    return toNested(await this.data(), [], this.dtype) as ItemValue<D>;
   }
 
   // ---- views and copies ----------------------------------------------------------------------
 
   /** A view with a new shape (MXNet `reshape`, special codes 0/-1/-2/-3/-4 allowed); shares storage. */
-  reshape(shape: readonly number[], options: { reverse?: boolean } = {}): NDArray {
+  reshape(shape: readonly number[], options: { reverse?: boolean } = {}): NDArray<D> {
     this.checkLive('reshape');
     const target = this.runtime.inferReshape(this, shape, options.reverse ?? false);
-    const view = this.runtime.view(this, target, this.#byteOffset);
+    const view = this.runtime.view(this, target, this.#byteOffset) as NDArray<D>;
     return this.agEntry === undefined ? view : this.#recordView(view, 'Reshape', { shape: target });
   }
 
   /** Rows [begin, end) of the first axis as a view (MXNet `NDArray.slice`). Negative indices count from the end. */
-  slice(begin: number, end?: number): NDArray {
+  slice(begin: number, end?: number): NDArray<D> {
     this.checkLive('slice');
     if (this.ndim === 0)
       throw new MXNetError('cannot slice a zero-dim array', { op: 'slice', shapes: [this.shape] });
@@ -194,7 +230,11 @@ export class NDArray {
     const b = norm(begin);
     const e = Math.max(b, norm(end ?? n));
     const rowBytes = shapeSize(this.shape.slice(1)) * DType[this.dtype].bytes;
-    const view = this.runtime.view(this, [e - b, ...this.shape.slice(1)], this.#byteOffset + b * rowBytes);
+    const view = this.runtime.view(
+      this,
+      [e - b, ...this.shape.slice(1)],
+      this.#byteOffset + b * rowBytes,
+    ) as NDArray<D>;
     return this.agEntry === undefined
       ? view
       : this.#recordView(view, 'slice_axis', { axis: 0, begin: b, end: e });
@@ -204,7 +244,7 @@ export class NDArray {
    * Index the leading axes with integers: `x.at(i)` is `x[i]`, `x.at(i, j)` is `x[i, j]`; a full index
    * gives a zero-dim array. A view sharing storage. Negative indices count from the end.
    */
-  at(...indices: number[]): NDArray {
+  at(...indices: number[]): NDArray<D> {
     this.checkLive('at');
     if (indices.length > this.ndim) {
       throw new MXNetError(`too many indices (${indices.length}) for an array of ${this.ndim} dims`, {
@@ -237,13 +277,13 @@ export class NDArray {
         shape: rest,
       });
       part.dispose();
-      return out;
+      return out as NDArray<D>;
     }
     return this.runtime.view(
       this,
       this.shape.slice(indices.length),
       this.#byteOffset + offset * DType[this.dtype].bytes,
-    );
+    ) as NDArray<D>;
   }
 
   /** A copy on `target` (a context, or an existing array to overwrite; MXNet `copyto`). */
@@ -258,15 +298,15 @@ export class NDArray {
   }
 
   /** A copy (same device). */
-  copy(): NDArray {
-    return this.copyTo(this.ctx);
+  copy(): NDArray<D> {
+    return this.copyTo(this.ctx) as NDArray<D>;
   }
 
   /** A copy converted to `dtype` (MXNet `astype`, copy=True). */
-  astype(dtype: DTypeName): NDArray {
+  astype<T extends DTypeName>(dtype: T): NDArray<T> {
     this.checkLive('astype');
-    if (dtype === this.dtype) return this.copy();
-    return this.op1('Cast', { dtype });
+    if ((dtype as DTypeName) === this.dtype) return this.copy() as NDArray<DTypeName> as NDArray<T>;
+    return this.op1('Cast', { dtype }) as NDArray<T>;
   }
 
   /** Overwrite every element with `value`, or copy values from an array/host data of the same size. */
@@ -313,13 +353,13 @@ export class NDArray {
   }
 
   /** A view sharing storage, cut off from the autograd graph (MXNet `detach`). */
-  detach(): NDArray {
+  detach(): NDArray<D> {
     this.checkLive('detach');
-    return this.runtime.view(this, this.shape, this.#byteOffset);
+    return this.runtime.view(this, this.shape, this.#byteOffset) as NDArray<D>;
   }
 
   /** @internal Record a view as the op it stands for, when recording from a tracked array. */
-  #recordView(view: NDArray, op: string, params: OpParams): NDArray {
+  #recordView<V extends NDArray>(view: V, op: string, params: OpParams): V {
     const ag = this.runtime.autograd;
     if (this.agEntry !== undefined && ag.isRecording) {
       const o = this.runtime.registry.get(op);
@@ -333,52 +373,59 @@ export class NDArray {
     return this.runtime.invoke(name, [this, ...others], params, options)[0] as NDArray;
   }
 
-  #arith(arrayOp: string, scalarOp: string, other: NDArray | number, options?: InvokeOptions): NDArray {
-    return typeof other === 'number'
-      ? this.op1(scalarOp, { scalar: other }, [], options)
-      : this.op1(arrayOp, undefined, [other], options);
+  #arith(
+    arrayOp: string,
+    scalarOp: string,
+    other: NDArray | number,
+    options?: InvokeOptions,
+  ): NDArray<ArithResult<D>> {
+    return (
+      typeof other === 'number'
+        ? this.op1(scalarOp, { scalar: other }, [], options)
+        : this.op1(arrayOp, undefined, [other], options)
+    ) as NDArray<ArithResult<D>>;
   }
 
-  add(y: NDArray | number): NDArray {
+  add(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_add', '_plus_scalar', y);
   }
-  sub(y: NDArray | number): NDArray {
+  sub(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_sub', '_minus_scalar', y);
   }
-  mul(y: NDArray | number): NDArray {
+  mul(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_mul', '_mul_scalar', y);
   }
-  div(y: NDArray | number): NDArray {
+  div(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_div', '_div_scalar', y);
   }
-  mod(y: NDArray | number): NDArray {
+  mod(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_mod', '_mod_scalar', y);
   }
-  pow(y: NDArray | number): NDArray {
+  pow(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_power', '_power_scalar', y);
   }
-  maximum(y: NDArray | number): NDArray {
+  maximum(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_maximum', '_maximum_scalar', y);
   }
-  minimum(y: NDArray | number): NDArray {
+  minimum(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_minimum', '_minimum_scalar', y);
   }
-  equal(y: NDArray | number): NDArray {
+  equal(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_equal', '_equal_scalar', y);
   }
-  notEqual(y: NDArray | number): NDArray {
+  notEqual(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_not_equal', '_not_equal_scalar', y);
   }
-  greater(y: NDArray | number): NDArray {
+  greater(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_greater', '_greater_scalar', y);
   }
-  greaterEqual(y: NDArray | number): NDArray {
+  greaterEqual(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_greater_equal', '_greater_equal_scalar', y);
   }
-  lesser(y: NDArray | number): NDArray {
+  lesser(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_lesser', '_lesser_scalar', y);
   }
-  lesserEqual(y: NDArray | number): NDArray {
+  lesserEqual(y: NDArray | number): NDArray<ArithResult<D>> {
     return this.#arith('broadcast_lesser_equal', '_lesser_equal_scalar', y);
   }
 
@@ -400,6 +447,11 @@ export class NDArray {
     return this;
   }
 
+  /** op1 for an op whose output has its inputs' dtype (the registry's default type inference). */
+  #same(name: string, params?: OpParams, others: readonly NDArray[] = []): NDArray<D> {
+    return this.op1(name, params, others) as NDArray<D>;
+  }
+
   #inplace(sameShapeOp: string, scalarOp: string, y: NDArray | number): void {
     this.checkLive(sameShapeOp);
     if (typeof y === 'number') {
@@ -412,80 +464,80 @@ export class NDArray {
     });
   }
 
-  neg(): NDArray {
-    return this.op1('negative');
+  neg(): NDArray<D> {
+    return this.#same('negative');
   }
-  abs(): NDArray {
-    return this.op1('abs');
+  abs(): NDArray<D> {
+    return this.#same('abs');
   }
-  exp(): NDArray {
-    return this.op1('exp');
+  exp(): NDArray<D> {
+    return this.#same('exp');
   }
-  log(): NDArray {
-    return this.op1('log');
+  log(): NDArray<D> {
+    return this.#same('log');
   }
-  sqrt(): NDArray {
-    return this.op1('sqrt');
+  sqrt(): NDArray<D> {
+    return this.#same('sqrt');
   }
-  square(): NDArray {
-    return this.op1('square');
+  square(): NDArray<D> {
+    return this.#same('square');
   }
-  relu(): NDArray {
-    return this.op1('relu');
+  relu(): NDArray<D> {
+    return this.#same('relu');
   }
-  sigmoid(): NDArray {
-    return this.op1('sigmoid');
+  sigmoid(): NDArray<D> {
+    return this.#same('sigmoid');
   }
-  tanh(): NDArray {
-    return this.op1('tanh');
+  tanh(): NDArray<D> {
+    return this.#same('tanh');
   }
-  clip(aMin: number, aMax: number): NDArray {
-    return this.op1('clip', { a_min: aMin, a_max: aMax });
+  clip(aMin: number, aMax: number): NDArray<D> {
+    return this.#same('clip', { a_min: aMin, a_max: aMax });
   }
 
-  sum(params?: OpParams): NDArray {
-    return this.op1('sum', params);
+  sum(params?: SumParams): NDArray<D> {
+    return this.#same('sum', params);
   }
-  mean(params?: OpParams): NDArray {
-    return this.op1('mean', params);
+  mean(params?: MeanParams): NDArray<D> {
+    return this.#same('mean', params);
   }
-  max(params?: OpParams): NDArray {
-    return this.op1('max', params);
+  max(params?: MaxParams): NDArray<D> {
+    return this.#same('max', params);
   }
-  min(params?: OpParams): NDArray {
-    return this.op1('min', params);
+  min(params?: MinParams): NDArray<D> {
+    return this.#same('min', params);
   }
-  prod(params?: OpParams): NDArray {
-    return this.op1('prod', params);
+  prod(params?: ProdParams): NDArray<D> {
+    return this.#same('prod', params);
   }
-  argmax(params?: OpParams): NDArray {
-    return this.op1('argmax', params);
+  argmax(params?: ArgmaxParams): NDArray<D> {
+    return this.#same('argmax', params);
   }
-  argmin(params?: OpParams): NDArray {
-    return this.op1('argmin', params);
+  argmin(params?: ArgminParams): NDArray<D> {
+    return this.#same('argmin', params);
   }
-  norm(params?: OpParams): NDArray {
+  norm(params?: NormParams): NDArray {
     return this.op1('norm', params);
   }
 
-  dot(y: NDArray, params?: OpParams): NDArray {
-    return this.op1('dot', params, [y]);
+  dot(y: NDArray<D>, params?: DotParams): NDArray<D> {
+    return this.#same('dot', params, [y]);
   }
-  transpose(axes?: readonly number[]): NDArray {
-    return this.op1('transpose', axes === undefined ? undefined : { axes });
+  transpose(axes?: readonly number[]): NDArray<D> {
+    return this.#same('transpose', axes === undefined ? undefined : { axes });
   }
   /** Transpose of a 2-D array (reverse axes in general). */
-  get T(): NDArray {
+  get T(): NDArray<D> {
     return this.transpose();
   }
-  flatten(): NDArray {
+  flatten(): NDArray<D> {
     return this.reshape([this.shape[0] ?? 1, -1]);
   }
-  expandDims(axis: number): NDArray {
-    return this.op1('expand_dims', { axis });
+  expandDims(axis: number): NDArray<D> {
+    return this.#same('expand_dims', { axis });
   }
-  squeeze(axis?: number | readonly number[]): NDArray {
-    return this.op1(
+  squeeze(axis?: number | readonly number[]): NDArray<D> {
+    return this.#same(
       'squeeze',
       axis === undefined ? undefined : { axis: typeof axis === 'number' ? [axis] : axis },
     );
@@ -507,7 +559,37 @@ export class NDArray {
     this.dispose();
   }
 
-  toString(): string {
+  // ---- printing ----------------------------------------------------------------------------
+
+  /**
+   * A one-line description without values, `NDArray (2,3) float32 @cpu(0)`: never reads or waits
+   * (leak reports, error messages).
+   */
+  describe(): string {
     return `NDArray ${shapeToString(this.shape)} ${this.dtype} @${this.ctx}${this.#disposed ? ' (disposed)' : ''}`;
+  }
+
+  /**
+   * The values as NumPy prints them, then MXNet's trailer (`[[1. 2.]\n [3. 4.]]\n<NDArray 2x2 @cpu(0)>`),
+   * read synchronously where the backend can block (cpu-wasm in Node). Where it cannot, or the read
+   * fails (webgpu, a pending async op, inside an engine op, a failed or disposed array): the trailer
+   * with the reason. Never throws; `await x.print()` shows values everywhere. Node's `console.log(x)`.
+   */
+  toString(): string {
+    return printSync(this, this.#disposed ? 'disposed' : undefined);
+  }
+
+  /** Print the values (as `toString` shows them) with console.log, after pending writes; any backend. */
+  async print(): Promise<void> {
+    console.log(formatArray(await this.data(), this.shape, this.dtype, this.ctx));
+  }
+
+  static {
+    // Node's util.inspect (console.log, the REPL) calls this hook; a plain property elsewhere.
+    Object.defineProperty(NDArray.prototype, Symbol.for('nodejs.util.inspect.custom'), {
+      value(this: NDArray) {
+        return this.toString();
+      },
+    });
   }
 }

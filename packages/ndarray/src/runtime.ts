@@ -26,10 +26,13 @@ import { ResourceManager, Storage } from '@mx/storage';
 import { Autograd } from './autograd/autograd.js';
 import { Chunk, type ChunkOwner } from './chunk.js';
 import { toStorage } from './host.js';
-import { type InvokeOptions, invokeOp } from './invoke.js';
+import { coversChunk, type InvokeOptions, invokeOp } from './invoke.js';
+import { type MemoryOptions, SafetyNet } from './memory/safety-net.js';
 import { createNd, type Nd } from './nd.js';
 import { NDArray, type OpParams } from './ndarray.js';
 import { ScopeTracker } from './scope.js';
+
+export type { MemoryOptions } from './memory/safety-net.js';
 
 export interface RuntimeOptions {
   /** Backends to install; each serves the device types it lists. */
@@ -44,6 +47,8 @@ export interface RuntimeOptions {
   readonly seed?: number;
   /** Device for creation functions without `ctx`; default cpu(0). */
   readonly defaultContext?: Context;
+  /** The memory safety net: high-water mark, forced GC, small-array slabs (see MemoryOptions). */
+  readonly memory?: MemoryOptions;
 }
 
 /** Live-array accounting (`nd.memory()`). */
@@ -54,8 +59,10 @@ export interface MemoryStats {
   readonly chunks: number;
   /** Bytes held by those chunks. */
   readonly bytes: number;
-  /** Storage-manager statistics per device in use (pool sizes, allocations). */
+  /** Storage-manager statistics per device in use (pool sizes, allocations, reclaims). */
   readonly devices: Readonly<Record<string, ReturnType<Storage['stats']>>>;
+  /** How a reclaim forces a GC here: 'node:vm', 'globalThis.gc', 'Bun.gc' or 'none'. */
+  readonly gc: string;
 }
 
 /** An array that a leak check found alive, and where it was created. */
@@ -85,7 +92,7 @@ function collectArrays(value: unknown, out = new Set<NDArray>(), seen = new Set<
   return out;
 }
 
-export class Runtime implements ChunkOwner {
+export class Runtime {
   readonly engine: Engine;
   readonly storage: Storage;
   readonly resources: ResourceManager;
@@ -99,7 +106,9 @@ export class Runtime implements ChunkOwner {
   readonly #backends = new Map<string, Backend>();
   readonly #allBackends: Backend[] = [];
   readonly #scopes = new ScopeTracker<NDArray>();
-  readonly #finalizer: FinalizationRegistry<Chunk>;
+  readonly #net: SafetyNet;
+  /** The chunks' owner: internal, so the public class does not expose the release hook. */
+  readonly #chunkOwner: ChunkOwner = { releaseChunk: (chunk) => this.#releaseChunk(chunk) };
   readonly #leakChecks = new Set<Map<NDArray, string>>();
   readonly #opContexts = new Map<number, OpContext>();
   /** Arrays created in the current task, registered with the finalizer when the task ends. */
@@ -131,16 +140,27 @@ export class Runtime implements ChunkOwner {
       }
       b.install(this.registry);
     }
-    this.storage = new Storage({ env: this.env, allocators });
+    const memory = options.memory ?? {};
+    this.#net = new SafetyNet(
+      memory,
+      (chunk) => {
+        this.#arrays--;
+        chunk.release();
+      },
+      () => this.#flushNursery(),
+      () => this.#chunks,
+    );
+    this.storage = new Storage({
+      env: this.env,
+      allocators,
+      pressure: this.#net.storagePressure(),
+      smallObjects: memory.smallObjects ?? true,
+    });
     this.resources = new ResourceManager({
       storage: this.storage,
       scheduler: this.engine,
       env: this.env,
       seed: options.seed,
-    });
-    this.#finalizer = new FinalizationRegistry((chunk) => {
-      this.#arrays--;
-      chunk.release();
     });
     this.nd = createNd(this);
   }
@@ -174,8 +194,11 @@ export class Runtime implements ChunkOwner {
 
   // ---- arrays ----------------------------------------------------------------------------------
 
-  /** An uninitialised array (MXNet `nd.empty`). */
-  empty(shape: Shape, dtype: DTypeName, ctx: Context): NDArray {
+  /**
+   * An uninitialised array (MXNet `nd.empty`). `site` names what creates it (an op name) for
+   * out-of-memory reports.
+   */
+  empty(shape: Shape, dtype: DTypeName, ctx: Context, site = 'ndarray'): NDArray {
     const backend = this.backendFor(ctx, 'empty');
     if (!backend.capabilities.storageDTypes.includes(dtype)) {
       throw new MXNetError(`${backend.name} cannot store ${dtype}`, {
@@ -199,11 +222,14 @@ export class Runtime implements ChunkOwner {
         },
       );
     }
-    const handle = bytes === 0 ? null : this.storage.alloc(bytes, ctx, { name: 'ndarray' });
-    const chunk = new Chunk(this, handle, this.engine.newVariable(), ctx, backend, bytes);
+    const handle = bytes === 0 ? null : this.storage.alloc(bytes, ctx, { name: site });
+    const chunk = new Chunk(this.#chunkOwner, handle, this.engine.newVariable(), ctx, backend, bytes);
+    const live = this.#net.live;
+    if (live.recording) live.add(chunk, ctx, bytes, site, dtype, shape);
     this.#chunks++;
     this.#bytes += bytes;
-    return new NDArray(this, chunk, shape, dtype, 0);
+    // A small array's block is a slot inside a shared slab: its views start at the slot's offset.
+    return new NDArray(this, chunk, shape, dtype, handle === null ? 0 : handle.byteOffset);
   }
 
   /** @internal A view on `base`'s chunk. */
@@ -238,7 +264,7 @@ export class Runtime implements ChunkOwner {
   /** @internal Called by NDArray.dispose. */
   untrack(a: NDArray, chunk: Chunk): void {
     this.#arrays--;
-    if (a.finalizerRegistered) this.#finalizer.unregister(a);
+    if (a.finalizerRegistered) this.#net.registry.unregister(a);
     this.#scopes.remove(a);
     for (const m of this.#leakChecks) m.delete(a);
     chunk.release();
@@ -250,12 +276,13 @@ export class Runtime implements ChunkOwner {
     for (const a of arrays) {
       if (a.isDisposed) continue;
       a.finalizerRegistered = true;
-      this.#finalizer.register(a, a.chunk, a);
+      this.#net.registry.register(a, a.chunk, a);
     }
   }
 
-  /** @internal Last reference gone: free the storage after every op pushed on the chunk. */
-  releaseChunk(chunk: Chunk): void {
+  /** Last reference gone: free the storage after every op pushed on the chunk. */
+  #releaseChunk(chunk: Chunk): void {
+    this.#net.live.remove(chunk);
     this.#chunks--;
     this.#bytes -= chunk.bytes;
     const handle = chunk.handle;
@@ -348,15 +375,26 @@ export class Runtime implements ChunkOwner {
     return out[0] as Shape;
   }
 
-  /** @internal `await x.data()`: a read op ordered after pending writes; rethrows their failure. */
+  /**
+   * @internal `await x.data()`: a read op ordered after pending writes. A failed array (its writer
+   * failed, or was skipped because an input had failed) rejects every read with that error until it
+   * is overwritten; its memory is never read.
+   */
   async readArray(a: NDArray): Promise<StorageArray> {
     const backend = a.chunk.backend;
     const blob = a.blob();
-    // noSkip: the read runs even when the array carries an error, so this promise always settles;
-    // the error itself is delivered (once) by waitForVar below.
+    const v = a.chunkVar;
+    const engine = this.engine;
+    // noSkip: the read op runs even when the array failed, so this promise always settles; at run
+    // time (after the writes pushed before it) it rejects with the array's failure instead of reading.
     const read = new Promise<StorageArray>((resolve, reject) => {
-      this.engine.pushSync(
+      engine.pushSync(
         () => {
+          const failure = engine.failureOf(v);
+          if (failure !== undefined) {
+            reject(failure);
+            return;
+          }
           try {
             if (backend.capabilities.syncRead) resolve(backend.readSync(blob));
             else backend.read(blob).then(resolve, reject);
@@ -365,12 +403,18 @@ export class Runtime implements ChunkOwner {
           }
         },
         a.ctx,
-        [a.chunkVar],
+        [v],
         [],
         { name: 'asnumpy', prop: FnProperty.noSkip },
       );
     });
-    await this.engine.waitForVar(a.chunkVar);
+    // The wait delivers an undelivered failure (MXNet: once), so waitall does not report it again.
+    try {
+      await engine.waitForVar(v);
+    } catch (e) {
+      read.catch(() => undefined); // it settles with the same failure: handled here
+      throw e;
+    }
     return read;
   }
 
@@ -401,6 +445,8 @@ export class Runtime implements ChunkOwner {
     const srcBlob = src.blob();
     const dstBlob = dst.blob();
     if (src.chunkVar === dst.chunkVar && srcBlob.byteOffset === dstBlob.byteOffset) return dst;
+    // A copy into part of a chunk also reads it: a failed chunk stays failed (see invoke.ts).
+    const reads = coversChunk(dst) ? [src.chunkVar] : [src.chunkVar, dst.chunkVar];
     const prop =
       dst.ctx.deviceType === 'gpu'
         ? FnProperty.copyToGPU
@@ -411,7 +457,7 @@ export class Runtime implements ChunkOwner {
       this.engine.pushSync(
         () => from.copy(dstBlob, srcBlob),
         src.ctx.deviceType === 'gpu' ? src.ctx : dst.ctx,
-        [src.chunkVar],
+        reads,
         [dst.chunkVar],
         { name: '_copyto', prop },
       );
@@ -429,7 +475,7 @@ export class Runtime implements ChunkOwner {
           }
         },
         src.ctx.deviceType === 'gpu' ? src.ctx : dst.ctx,
-        [src.chunkVar],
+        reads,
         [dst.chunkVar],
         { name: '_copyto', prop },
       );
@@ -460,7 +506,8 @@ export class Runtime implements ChunkOwner {
     const blob = dst.blob();
     // A host copy runs on this thread either way: `async` lets the engine do it now when the array
     // is idle (see invoke.ts); GPU uploads go to the device's copy lane.
-    this.engine.pushSync(() => backend.write(blob, data), dst.ctx, [], [dst.chunkVar], {
+    const reads = coversChunk(dst) ? [] : [dst.chunkVar]; // a partial write keeps a failure (invoke.ts)
+    this.engine.pushSync(() => backend.write(blob, data), dst.ctx, reads, [dst.chunkVar], {
       name: 'copy_from_host',
       prop: dst.ctx.deviceType === 'gpu' ? FnProperty.copyToGPU : FnProperty.async,
     });
@@ -471,7 +518,13 @@ export class Runtime implements ChunkOwner {
   memory(): MemoryStats {
     const devices: Record<string, ReturnType<Storage['stats']>> = {};
     for (const ctx of this.storage.contexts()) devices[ctx.toString()] = this.storage.stats(ctx);
-    return { arrays: this.#arrays, chunks: this.#chunks, bytes: this.#bytes, devices };
+    return {
+      arrays: this.#arrays,
+      chunks: this.#chunks,
+      bytes: this.#bytes,
+      devices,
+      gc: this.#net.hooks.source,
+    };
   }
 
   /** Run `body`; dispose every array it created except those in its result. Safe across awaits. */
@@ -506,7 +559,7 @@ export class Runtime implements ChunkOwner {
     }
     const leaks: Leak[] = [];
     for (const [a, stack] of created)
-      if (!a.isDisposed && !(options.allow?.(a) ?? false)) leaks.push({ array: a.toString(), stack });
+      if (!a.isDisposed && !(options.allow?.(a) ?? false)) leaks.push({ array: a.describe(), stack });
     if (leaks.length > 0) {
       throw new MXNetError(
         `${leaks.length} array(s) leaked:\n${leaks.map((l) => `- ${l.array}\n${l.stack}`).join('\n')}`,
@@ -518,7 +571,11 @@ export class Runtime implements ChunkOwner {
     }
   }
 
-  /** Wait for every pushed op (MXNet `nd.waitall`); rethrows the first undelivered failure. */
+  /**
+   * Wait for every pushed op (MXNet `nd.waitall`). Rejects with the failures no read or wait has
+   * delivered yet: the error itself when there is one, an MXNetAggregateError (op `waitall`, listing
+   * each; `errors`, `cause` = the first) when there are several. Failed arrays stay failed.
+   */
   waitall(): Promise<void> {
     return this.engine.waitForAll();
   }

@@ -158,4 +158,24 @@ describe('parseParams', () => {
       'a : int, optional, default=1\n    the a',
     );
   });
+
+  it('states the TypeScript type of the typed values each field accepts, and small value sets', () => {
+    const typed = (s: { tsType: string; choices: unknown }) => [s.tsType, s.choices];
+    expect(typed(P.int())).toEqual(['number', undefined]);
+    expect(typed(P.double({ default: 1 }))).toEqual(['number', undefined]);
+    expect(typed(P.bool({ default: false }))).toEqual(['boolean', [false, true]]);
+    expect(typed(P.string({ default: '' }))).toEqual(['string', undefined]);
+    expect(typed(P.enum(['a', 'b']))).toEqual(["'a' | 'b'", ['a', 'b']]);
+    expect(typed(P.shape())).toEqual(['number | readonly number[]', undefined]);
+    expect(typed(P.tuple(P.float()))).toEqual(['number | readonly number[]', undefined]);
+    expect(typed(P.tuple(P.enum(['x', 'y'])))[0]).toBe("'x' | 'y' | readonly ('x' | 'y')[]");
+    expect(typed(P.optional(P.int()))).toEqual(['number | null', undefined]);
+    expect(typed(P.optional(P.bool()))).toEqual(['boolean | null', [false, true, null]]);
+    expect(P.dtype({ default: 'float32' }).tsType).toBe('DTypeName');
+    expect(P.dtype({ default: null }).tsType).toBe('DTypeName | null');
+    expect(P.dtype({ default: null }).choices).toContain(null);
+    // Every choice parses (the declaration generator probes ops with them).
+    const optEnum = P.optional(P.enum(['p', 'q']));
+    for (const c of optEnum.choices ?? []) expect(optEnum.parse(c, 'k')).toBe(c);
+  });
 });

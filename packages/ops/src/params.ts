@@ -31,6 +31,14 @@ export interface ParamSpec<T> {
   format(value: T): string;
   /** Docs line, e.g. `float, optional, default=0.01` (MXNet `ParamFieldInfo.type_info_str`). */
   info(): string;
+  /**
+   * TypeScript type text of the typed values `parse` accepts (`number`, `'relu' | 'tanh'`,
+   * `number | readonly number[]`, `DTypeName | null`...): what the declaration generator of
+   * `@mx/ndarray` writes for the field.
+   */
+  readonly tsType: string;
+  /** Every accepted typed value when they form a small set (booleans, enums, dtypes; null for None). */
+  readonly choices: readonly (string | boolean | null)[] | undefined;
 }
 
 export type ParamSchema = Readonly<Record<string, ParamSpec<unknown>>>;
@@ -41,6 +49,12 @@ export type ParamsOf<S extends ParamSchema> = {
 interface CommonOptions<T> {
   readonly default?: T;
   readonly doc?: string;
+}
+
+/** The TypeScript description of a field's typed values (see ParamSpec.tsType / choices). */
+interface TsShape {
+  readonly tsType: string;
+  readonly choices?: readonly (string | boolean | null)[];
 }
 
 /** A parse failure inside one field; `parseParams` turns it into an MXNetError with op context. */
@@ -71,11 +85,14 @@ function makeSpec<T>(
   opts: CommonOptions<T>,
   parse: (value: unknown, key: string) => T,
   format: (value: T) => string,
-  check?: (value: T, key: string) => void,
+  check: ((value: T, key: string) => void) | undefined,
+  ts: TsShape,
 ): ParamSpec<T> {
   const required = !('default' in opts) || opts.default === undefined;
   return {
     typeName,
+    tsType: ts.tsType,
+    choices: ts.choices,
     required,
     default: opts.default,
     doc: opts.doc ?? '',
@@ -149,16 +166,35 @@ function rangeCheck(opts: NumberOptions): ((v: number, key: string) => void) | u
   return undefined;
 }
 
+const NUMBER: TsShape = { tsType: 'number' };
+
+/** `'a' | 'b'` for a set of names. */
+const unionOf = (values: readonly string[]) => values.map((v) => `'${v}'`).join(' | ');
+
 function int(opts: NumberOptions = {}): ParamSpec<number> {
-  return makeSpec('int', opts, (v, k) => parseIntValue(v, k, 'int'), formatNumber, rangeCheck(opts));
+  return makeSpec('int', opts, (v, k) => parseIntValue(v, k, 'int'), formatNumber, rangeCheck(opts), NUMBER);
 }
 
 function float(opts: NumberOptions = {}): ParamSpec<number> {
-  return makeSpec('float', opts, (v, k) => parseFloatValue(v, k, 'float'), formatNumber, rangeCheck(opts));
+  return makeSpec(
+    'float',
+    opts,
+    (v, k) => parseFloatValue(v, k, 'float'),
+    formatNumber,
+    rangeCheck(opts),
+    NUMBER,
+  );
 }
 
 function double(opts: NumberOptions = {}): ParamSpec<number> {
-  return makeSpec('double', opts, (v, k) => parseFloatValue(v, k, 'double'), formatNumber, rangeCheck(opts));
+  return makeSpec(
+    'double',
+    opts,
+    (v, k) => parseFloatValue(v, k, 'double'),
+    formatNumber,
+    rangeCheck(opts),
+    NUMBER,
+  );
 }
 
 function bool(opts: CommonOptions<boolean> = {}): ParamSpec<boolean> {
@@ -176,6 +212,8 @@ function bool(opts: CommonOptions<boolean> = {}): ParamSpec<boolean> {
       throw bad(k, 'boolean', v);
     },
     (v) => (v ? '1' : '0'),
+    undefined,
+    { tsType: 'boolean', choices: [false, true] },
   );
 }
 
@@ -188,6 +226,8 @@ function string(opts: CommonOptions<string> = {}): ParamSpec<string> {
       throw bad(k, 'string', v);
     },
     (v) => v,
+    undefined,
+    { tsType: 'string' },
   );
 }
 
@@ -204,6 +244,8 @@ function enumOf<const E extends string>(values: readonly E[], opts: CommonOption
       throw new FieldError(`Invalid Input: '${displayValue(v)}', valid values are: ${typeName}`);
     },
     (v) => v,
+    undefined,
+    { tsType: unionOf(values), choices: values },
   );
   return {
     ...spec,
@@ -247,6 +289,9 @@ function tuple<T>(
       }
     },
     (v) => `(${v.map((x) => item.format(x)).join(', ')}${v.length === 1 ? ',' : ''})`,
+    undefined,
+    // A bare value is taken as a 1-tuple (MXNet's `axis=1` for a tuple field).
+    { tsType: `${item.tsType} | readonly ${item.tsType.includes(' ') ? `(${item.tsType})` : item.tsType}[]` },
   );
 }
 
@@ -273,6 +318,8 @@ function optional<T>(item: ParamSpec<T>, opts: CommonOptions<T | null> = {}): Pa
       }
     },
     (v) => (v === null ? 'None' : item.format(v)),
+    undefined,
+    { tsType: `${item.tsType} | null`, ...(item.choices ? { choices: [...item.choices, null] } : {}) },
   );
 }
 
@@ -291,6 +338,10 @@ function dtype(opts: CommonOptions<DTypeName | null> = {}): ParamSpec<DTypeName 
       throw new FieldError(`Invalid Input: '${displayValue(v)}', valid values are: ${typeName}`);
     },
     (v) => (v === null ? 'None' : v),
+    undefined,
+    opts.default === null
+      ? { tsType: 'DTypeName | null', choices: [...DTYPE_NAMES, null] }
+      : { tsType: 'DTypeName', choices: DTYPE_NAMES },
   );
 }
 
