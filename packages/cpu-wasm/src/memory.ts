@@ -10,6 +10,7 @@
  */
 import { DType, type DTypeName, MXNetError, type StorageArray } from '@mx/base';
 import { LinearAllocator } from '@mx/storage';
+import type { WasmMemoryObject } from './host-types.js';
 
 export const PAGE_BYTES = 65536;
 
@@ -38,7 +39,7 @@ export function canShareMemory(): boolean {
 }
 
 export class WasmMemory {
-  readonly memory: WebAssembly.Memory;
+  readonly memory: WasmMemoryObject;
   readonly allocator: LinearAllocator;
   readonly maximumPages: number;
   readonly shared: boolean;

@@ -10,6 +10,7 @@
 import type { DTypeName, StorageArray } from '@mx/base';
 import { DType } from '@mx/base';
 import type { TBlob } from '@mx/ops';
+import type { WasmExportsObject, WasmModuleObject } from './host-types.js';
 import { canShareMemory, type WasmMemory } from './memory.js';
 import type { ModuleBuilder } from './wasm/assembler.js';
 
@@ -22,8 +23,8 @@ export interface WasmFeatures {
 
 /** A compiled module plus its instance on the main thread. */
 export interface CompiledKernel {
-  readonly module: WebAssembly.Module;
-  readonly exports: WebAssembly.Exports;
+  readonly module: WasmModuleObject;
+  readonly exports: WasmExportsObject;
 }
 
 /** Splits work across threads sharing the memory; provided by the threads/ folder. */
