@@ -15,6 +15,7 @@ export { StorageHandle } from './handle.js';
 export { HostAllocator, type HostAllocatorOptions } from './host-allocator.js';
 export { LinearAllocator, type LinearAllocatorOptions } from './linear-allocator.js';
 export { roundMultipleSize, roundPower2Size } from './managers/bucketing.js';
+export { formatSize } from './managers/manager.js';
 export {
   DEFAULT_GROWTH,
   DEFAULT_HIGH_WATER_MARK,

@@ -5,7 +5,7 @@
  * splitting keeps the packages in shared chunks and lets the examples keep top-level await), served
  * on 127.0.0.1 with cross-origin isolation headers (so cpu-wasm gets its shared memory and worker
  * threads, as in tools/browser-smoke) and loaded one page per example in headless Chromium
- * (Debian's /usr/bin/chromium through playwright-core). Without Chromium the caller skips this with
+ * (Debian's /usr/bin/chromium, launched as tools/browser-smoke does). Without Chromium the caller skips this with
  * a printed reason. A static `node:` import in a package fails the bundle; dynamic ones (guarded
  * Node-only paths) are left external and listed.
  */
@@ -13,21 +13,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
+import { launchChromium } from '@mx/browser-smoke/harness';
 import { build, type Plugin } from 'esbuild';
-import { chromium } from 'playwright-core';
 import { type Example, exampleModule } from './examples.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const haveChromium = (): boolean => existsSync(CHROMIUM);
-
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
+export { CHROMIUM, haveChromium } from '@mx/browser-smoke/harness';
 
 const ISOLATION = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -148,7 +138,7 @@ export async function runInChromium(
   timeoutMs = 30_000,
 ): Promise<{ runs: BrowserRun[]; version: string }> {
   const server = await serve(bundle.outdir);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const { browser } = await launchChromium();
   const runs: BrowserRun[] = [];
   try {
     for (const ex of examples) {

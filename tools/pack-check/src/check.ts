@@ -161,7 +161,7 @@ export class PackCheck {
   /** Bundle the examples for the browser and run them in Chromium (undefined: no Chromium). */
   runBrowser(): Promise<{ runs: ExampleRun[]; bundle: BrowserBundle; chromium: string } | undefined> {
     return this.#timed('browser', async () => {
-      if (!haveChromium()) return undefined;
+      if (!haveChromium) return undefined;
       const project = join(this.scratch, 'project');
       const bundle = await bundleExamples(project, this.examples);
       const { runs, version } = await runInChromium(bundle, this.examples);

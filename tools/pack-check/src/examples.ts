@@ -14,6 +14,7 @@
  * when the example cannot run without them. Printing goes through a `console.log` replacement that
  * formats arguments like @mx/test-kit (strings as is, other values as JSON).
  */
+import { readmeExamples } from '@mx/test-kit';
 import { transform } from 'esbuild';
 
 export interface Example {
@@ -46,20 +47,16 @@ function browserForm(code: string, expected: readonly string[]): Example['browse
     : { code: withoutSave, expected, note: 'nd.save to a path left out (needs node:fs)' };
 }
 
-/** The ```ts run blocks of a package README. */
+/** The ```ts run blocks of a package README (read as @mx/test-kit reads them for the package tests). */
 export function packageReadmeExamples(dir: string, markdown: string): Example[] {
   const name = dir.split('/').pop() as string;
-  const blocks = [...markdown.matchAll(/```ts run\n([\s\S]*?)```/g)].map((m) => m[1] as string);
-  return blocks.map((code, i) => {
-    const expected = [...code.matchAll(/\/\/ → (.*)$/gm)].map((m) => (m[1] as string).trim());
-    return {
-      id: `${dir}/README.md #${i}`,
-      slug: `${name}-${i}`,
-      code,
-      expected,
-      browser: browserForm(code, expected),
-    };
-  });
+  return readmeExamples(markdown).map(({ index, code, expected }) => ({
+    id: `${dir}/README.md #${index}`,
+    slug: `${name}-${index}`,
+    code,
+    expected,
+    browser: browserForm(code, expected),
+  }));
 }
 
 /** The first ```ts block under a `## heading` of the root README, or an error naming the heading. */

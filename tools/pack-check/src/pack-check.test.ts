@@ -16,7 +16,7 @@ import { readTarball } from './tarball.js';
 
 const STEP = 180_000;
 
-if (!haveChromium()) {
+if (!haveChromium) {
   console.warn(
     '@mx/pack-check: skipping the browser form: /usr/bin/chromium not found (apt-get install chromium)',
   );
@@ -97,7 +97,7 @@ describe('packed packages, installed outside the workspace', () => {
     );
   }
 
-  it.skipIf(!haveChromium())(
+  it.skipIf(!haveChromium)(
     'runs the README examples bundled for the browser in headless Chromium',
     async () => {
       const result = await check.runBrowser();

@@ -15,6 +15,7 @@
  * works the same in browsers.
  */
 import type { Context, DTypeName } from '@mx/base';
+import { formatSize } from '@mx/storage';
 
 const STACK_FRAMES = 6;
 /** Frames inside the runtime (this package, the engine, storage, ops), tests excepted. */
@@ -37,18 +38,6 @@ export function creationStack(): string {
     frames.findIndex((l) => !INTERNAL_FRAME.test(l) || TEST_FRAME.test(l)),
   );
   return frames.slice(first, first + STACK_FRAMES).join('\n');
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(1)} ${units[u]}`;
 }
 
 /** One recorded chunk (a chunk points at its node; the node does not point back). */
@@ -167,16 +156,16 @@ export class LiveChunks {
       const chunks = sites.reduce((t, s) => t + s.chunks, 0);
       const bytes = sites.reduce((t, s) => t + s.bytes, 0);
       lines.push(
-        `live arrays on ${ctx.toString()} by allocation site (${chunks} storage chunks, ${formatBytes(bytes)}; largest first):`,
+        `live arrays on ${ctx.toString()} by allocation site (${chunks} storage chunks, ${formatSize(bytes)}; largest first):`,
       );
       for (const s of sites.slice(0, limit)) {
-        lines.push(`  ${s.chunks} × ${s.site} = ${formatBytes(s.bytes)}`);
+        lines.push(`  ${s.chunks} × ${s.site} = ${formatSize(s.bytes)}`);
         if (s.stack !== undefined) lines.push(...s.stack.split('\n').map((l) => `      ${l}`));
       }
       const rest = sites.slice(limit);
       if (rest.length > 0) {
         const restBytes = rest.reduce((t, s) => t + s.bytes, 0);
-        lines.push(`  … and ${rest.length} more site(s), ${formatBytes(restBytes)}`);
+        lines.push(`  … and ${rest.length} more site(s), ${formatSize(restBytes)}`);
       }
     }
     if (unrecorded > 0) {

@@ -31,7 +31,8 @@ export interface StorageManager extends HandleOwner {
   stats(): StorageStats;
 }
 
-export function formatBytes(n: number): string {
+/** A byte count for messages: `512 B`, `1.5 MiB`. */
+export function formatSize(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
@@ -40,7 +41,12 @@ export function formatBytes(n: number): string {
     v /= 1024;
     u++;
   }
-  return `${n} B (${v.toFixed(1)} ${units[u]})`;
+  return `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** The exact count with its size: `1572864 B (1.5 MiB)`. */
+export function formatBytes(n: number): string {
+  return n < 1024 ? `${n} B` : `${n} B (${formatSize(n)})`;
 }
 
 export interface AllocFailure {
