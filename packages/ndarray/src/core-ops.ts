@@ -1970,6 +1970,16 @@ export type AdamUpdateParams = {
   readonly lazy_update?: boolean;
 };
 
+/** Params of `add_n` (MXNet's names; omitted fields take the defaults shown). */
+export type AddNParams = {
+  /**
+   * Number of inputs to be summed.
+   *
+   * Filled in with the number of input arrays when omitted.
+   */
+  readonly num_args?: number;
+};
+
 /** Params of `argmax` (MXNet's names; omitted fields take the defaults shown). */
 export type ArgmaxParams = {
   /**
@@ -3258,6 +3268,9 @@ export interface CoreOps {
     data: NDArray<D>,
     params?: DropoutParams & OpInvokeOptions,
   ): NDArray<D>;
+
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly ElementWiseSum: CoreOps['add_n'];
 
   /**
    * Maps integer indices to vector representations (embeddings): for an input of shape (d1, ..., dK)
@@ -5738,6 +5751,28 @@ export interface CoreOps {
     var_: NDArray,
     params: AdamUpdateParams & OpInvokeOptions,
   ): NDArray;
+
+  /**
+   * the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum)
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  add_n<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: AddNParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum)
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  add_n<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
 
   /**
    * inverse cosine

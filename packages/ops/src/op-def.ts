@@ -80,6 +80,13 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
    * layer through the backends' transfer functions instead of a kernel (`_copyto`).
    */
   readonly crossDeviceCopy?: boolean;
+  /**
+   * A kernel composed from other ops' kernels on the same backend (`add_n` is a chain of
+   * `elemwise_add` calls): built by the registry on first lookup for any backend where every op it
+   * asks for has a kernel, so such an op needs no backend change. Return undefined when a needed
+   * kernel is missing.
+   */
+  readonly compositeKernel?: (kernelOf: (opName: string) => Kernel | undefined) => Kernel | undefined;
 }
 
 function countOf<A>(c: CountFn<A> | undefined, attrs: A, dflt: number): number {

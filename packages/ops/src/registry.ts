@@ -141,7 +141,13 @@ export class OpRegistry {
   /** The kernel of `op` on `backend`, compiling an elementwise op on first use; undefined if none. */
   kernel(op: Op, backend: string): Kernel | undefined {
     const k = op.kernels.get(backend);
-    if (k !== undefined || op.elementwise === undefined) return k;
+    if (k !== undefined) return k;
+    if (op.def.compositeKernel !== undefined) {
+      const built = op.def.compositeKernel((name) => this.kernel(this.get(name), backend));
+      if (built !== undefined) op.kernels.set(backend, built);
+      return built;
+    }
+    if (op.elementwise === undefined) return k;
     const compiler = this.#compilers.get(backend);
     if (compiler === undefined) return undefined;
     const compiled = compiler(op);
@@ -172,6 +178,7 @@ export class OpRegistry {
   backendsFor(op: Op): string[] {
     const out = new Set(op.kernels.keys());
     if (op.elementwise) for (const b of this.#compilers.keys()) out.add(b);
+    if (op.def.compositeKernel) for (const b of this.#compilers.keys()) if (this.kernel(op, b)) out.add(b);
     return [...out].sort();
   }
 }

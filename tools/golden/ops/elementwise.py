@@ -298,6 +298,20 @@ def binary():
         cases.append(case(f'alias/{alias}', alias, [a, b], [fn[key](a, b)]))
     cases.append(case('_grad_add/float32', '_grad_add', [np.ones((2, 2), np.float32), np.full((2, 2), 2, np.float32)],
                       [np.full((2, 2), 3, np.float32)]))
+    # add_n / ElementWiseSum: any number of same-shaped inputs (a composite of elemwise_add kernels).
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 3, 5):
+        for dt in ('float32', 'float64', 'int32'):
+            xs = [(rng.standard_normal((3, 4)) * 10).astype(dt) for _ in range(n)]
+            cases.append(case(f'add_n/{dt}/n{n}', 'add_n', xs, [np.sum(np.stack(xs), axis=0).astype(dt)],
+                              params={'num_args': n}))
+    xs = [np.full((2, 3), float(k), np.float32) for k in range(1, 4)]
+    cases.append(case('ElementWiseSum/alias', 'ElementWiseSum', xs, [np.full((2, 3), 6, np.float32)],
+                      params={'num_args': 3}))
+    cases.append(case('add_n/float32/0x2', 'add_n', [np.zeros((0, 2), np.float32)] * 2,
+                      [np.zeros((0, 2), np.float32)], params={'num_args': 2}))
+    cases.append(case('add_n/bad-shapes', 'add_n', [np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)],
+                      params={'num_args': 2}, error='Incompatible attr'))
 
 
 def scalar_fns(isint):
