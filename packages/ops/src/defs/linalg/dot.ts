@@ -99,20 +99,25 @@ export function dotShape(op: string, lhs: Shape, rhs: Shape, p: DotFlags): Shape
   return out;
 }
 
-/** Output shape of `batch_dot` (MXNet `BatchDotShape`). */
-export function batchDotShape(op: string, lhs: Shape, rhs: Shape, p: DotFlags): Shape {
-  const flags = { transpose_a: p.transpose_a, transpose_b: p.transpose_b };
-  const nd = lhs.length;
-  if (nd < 3 || rhs.length !== nd) {
+/** MXNet's rank check of `batch_dot`: two operands of equal ndim >= 3. */
+function checkBatchRanks(op: string, lhs: Shape, rhs: Shape, p: DotFlags): void {
+  if (lhs.length < 3 || rhs.length !== lhs.length) {
     throw shapeError(
       op,
       'batch_dot currently only support N-D*N-D array (N >= 3)',
       lhs,
       rhs,
-      flags,
+      { transpose_a: p.transpose_a, transpose_b: p.transpose_b },
       'pass two arrays of equal ndim >= 3: (batch..., m, k) and (batch..., k, n)',
     );
   }
+}
+
+/** Output shape of `batch_dot` (MXNet `BatchDotShape`). */
+export function batchDotShape(op: string, lhs: Shape, rhs: Shape, p: DotFlags): Shape {
+  const flags = { transpose_a: p.transpose_a, transpose_b: p.transpose_b };
+  checkBatchRanks(op, lhs, rhs, p);
+  const nd = lhs.length;
   for (let i = 0; i < nd - 2; i++) {
     const a = lhs[i] as number;
     const b = rhs[i] as number;
@@ -142,6 +147,23 @@ export function batchDotShape(op: string, lhs: Shape, rhs: Shape, p: DotFlags): 
     );
   }
   return [...lhs.slice(0, nd - 2).map((d, i) => (d >= 0 ? d : (rhs[i] as number))), m, n];
+}
+
+/**
+ * batch_dot's inference: MXNet infers only when both contracted dims are known and otherwise
+ * leaves the output unknown (rank errors are still raised). MXNet tests lhs's last and rhs's
+ * second-to-last dim whatever the transpose flags; we test the contracted ones, which is the same
+ * without transposes and, with them, answers "unknown" where MXNet would compare an unknown dim.
+ */
+function batchDotInfer(p: DotFlags, inShapes: ShapeSlots, outShapes: ShapeSlots): boolean {
+  const [l, r] = inShapes;
+  if (l === undefined || r === undefined) return false;
+  checkBatchRanks('batch_dot', l, r, p);
+  const nd = l.length;
+  const kl = l[p.transpose_a ? nd - 2 : nd - 1] as number;
+  const kr = r[p.transpose_b ? nd - 1 : nd - 2] as number;
+  if (kl < 0 || kr < 0) return false;
+  return infer('batch_dot', batchDotShape, p, inShapes, outShapes);
 }
 
 function infer(
@@ -199,7 +221,7 @@ export function registerDot(registry: OpRegistry): void {
     params: dotParams,
     numInputs: 2,
     listInputNames: ['lhs', 'rhs'],
-    inferShape: (p, i, o) => infer('batch_dot', batchDotShape, p, i, o),
+    inferShape: batchDotInfer,
     gradient: {
       inputs: 'all',
       build: (g, p) =>

@@ -1,13 +1,15 @@
 /**
  * Joining and splitting along one axis: Concat (variadic, `num_args`, inputs arg0..), stack,
  * SliceChannel (alias split: equal parts) and _split_v2 (by boundary indices or sections).
- * Names, params and defaults are MXNet's legacy ones, since symbol JSON stores them.
+ * Names, params and defaults are MXNet's legacy ones, since symbol JSON stores them. Concat's and
+ * SliceChannel's inference runs both ways and lives in concat-infer.ts.
  */
 import { type Shape, shapeToString } from '@mx/base';
 import type { GradBuilder } from '../../gradient.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import { argNames, assignShape, checkAxis, known, outputNames, shapeError } from './common.js';
+import { concatShape, sliceChannelShape } from './concat-infer.js';
 
 /** Boundaries [start, end) of each output of _split_v2 along its axis (MXNet `SplitOpShape`). */
 export function splitV2Bounds(indices: readonly number[], sections: number, dim: number): [number, number][] {
@@ -50,31 +52,7 @@ export function registerConcat(registry: OpRegistry): void {
           dim: a.dim,
         }),
     },
-    inferShape(attrs, inShapes, outShapes) {
-      if (!inShapes.every(known)) return false;
-      const shapes = inShapes as Shape[];
-      const first = shapes[0] as Shape;
-      const axis = checkAxis('Concat', attrs.dim, first.length, attrs, inShapes, 'dim');
-      const out = [...first];
-      out[axis] = 0;
-      shapes.forEach((s, i) => {
-        const mismatch = s.length !== first.length || s.some((d, j) => j !== axis && d !== first[j]);
-        if (mismatch) {
-          const expected = [...first];
-          expected[axis] = s[axis] ?? 0;
-          throw shapeError(
-            'Concat',
-            `Incompatible input shape: expected ${shapeToString(expected)}, got ${shapeToString(s)} for input ${i}`,
-            attrs,
-            inShapes,
-            `all inputs must have the same shape except on axis ${axis}`,
-          );
-        }
-        out[axis] = (out[axis] as number) + (s[axis] as number);
-      });
-      assignShape('Concat', outShapes, 0, out, attrs);
-      return true;
-    },
+    inferShape: concatShape,
   });
 
   registry.define({
@@ -143,32 +121,7 @@ export function registerConcat(registry: OpRegistry): void {
       inputs: 'none',
       build: (g, a) => [joinGrads(g, a.num_outputs, a.axis, a.squeeze_axis)],
     },
-    inferShape(attrs, inShapes, outShapes) {
-      const d = inShapes[0];
-      if (!known(d)) return false;
-      const axis = checkAxis('SliceChannel', attrs.axis, d.length, attrs, inShapes);
-      const n = attrs.num_outputs;
-      const len = d[axis] as number;
-      if (len % n !== 0)
-        throw shapeError(
-          'SliceChannel',
-          `You are trying to split the ${axis}-th axis of input tensor with shape ${shapeToString(d)} into num_outputs=${n} evenly sized chunks, but this is not possible because ${n} does not evenly divide ${len}`,
-          attrs,
-          inShapes,
-        );
-      if (attrs.squeeze_axis && len !== n)
-        throw shapeError(
-          'SliceChannel',
-          `If squeeze axis is True, the size of the sliced axis must be the same as num_outputs. Input shape=${shapeToString(d)}, axis=${axis}, num_outputs=${n}.`,
-          attrs,
-          inShapes,
-        );
-      const part = [...d];
-      if (attrs.squeeze_axis) part.splice(axis, 1);
-      else part[axis] = len / n;
-      for (let i = 0; i < n; i++) assignShape('SliceChannel', outShapes, i, part, attrs);
-      return true;
-    },
+    inferShape: sliceChannelShape,
   });
 
   registry.define({

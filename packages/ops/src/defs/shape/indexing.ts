@@ -91,9 +91,12 @@ export function registerIndexing(registry: OpRegistry): void {
       ],
     },
     inferType: dataTypeAnyIndex,
+    // MXNet `PickOpShape`: data's rank is enough (unknown dims carry over). An index of data's
+    // rank has the keepdims shape, any other the reduced one; an index of unknown rank gets the
+    // reduced shape (MXNet's `!ndim()` test passes for rank -1, so it assigns the reduced shape).
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
-      if (!known(d)) return false;
+      if (d === undefined) return false;
       if (attrs.axis === null)
         throw shapeError(
           'pick',
@@ -102,10 +105,12 @@ export function registerIndexing(registry: OpRegistry): void {
           inShapes,
         );
       const axis = checkAxis('pick', attrs.axis, d.length, attrs, inShapes);
-      const out = [...d];
-      if (attrs.keepdims) out[axis] = 1;
-      else out.splice(axis, 1);
-      if (d[axis] === 0 && prod(out) > 0)
+      const kept = [...d];
+      kept[axis] = 1;
+      const reduced = [...d];
+      reduced.splice(axis, 1);
+      const out = attrs.keepdims ? kept : reduced;
+      if (d[axis] === 0 && known(out) && prod(out) > 0)
         throw shapeError(
           'pick',
           `cannot pick from an empty axis (input shape ${shapeToString(d)})`,
@@ -113,8 +118,9 @@ export function registerIndexing(registry: OpRegistry): void {
           inShapes,
         );
       assignShape('pick', outShapes, 0, out, attrs);
-      assignShape('pick', inShapes, 1, out, attrs, 'input');
-      return true;
+      const index = inShapes[1];
+      assignShape('pick', inShapes, 1, index?.length === d.length ? kept : reduced, attrs, 'input');
+      return known(d) && known(inShapes[1]) && known(outShapes[0]);
     },
   });
 

@@ -147,10 +147,21 @@ describe('other inference', () => {
     expect(t2[0]).toBe('float16');
   });
 
-  it('pick fills the index shape', () => {
+  it('pick fills an unknown index with the reduced shape, as MXNet (rank -1 passes `!ndim()`)', () => {
     const r = infer('pick', [[3, 4], undefined], { axis: 1, keepdims: 'True' });
     expect(r.outs[0]).toEqual([3, 1]);
-    expect(r.ins[1]).toEqual([3, 1]);
+    expect(r.ins[1]).toEqual([3]);
+    // An index of data's rank is checked against the keepdims shape, whatever `keepdims` says.
+    expect(
+      infer(
+        'pick',
+        [
+          [3, 4],
+          [-1, -1],
+        ],
+        { axis: 1 },
+      ).ins[1],
+    ).toEqual([3, 1]);
   });
 
   it('slice parses None in tuples and clamps like NumPy', () => {

@@ -1,7 +1,8 @@
 /**
  * Axis permutations: transpose (axes, empty = reverse all) and SwapAxis (dim1, dim2). Both export
  * the permutation they apply (`transposeAxes`, `swapAxes`) so backends compute the same one the
- * shape inference checked, instead of re-deriving it.
+ * shape inference checked, instead of re-deriving it. transpose infers both ways (MXNet
+ * `TransposeShape`): from a partially known input or output, whichever has a rank.
  */
 import type { Shape } from '@mx/base';
 import type { ShapeSlots } from '../../op-def.js';
@@ -85,17 +86,31 @@ export function registerTranspose(registry: OpRegistry): void {
         return [g.op1('transpose', [g.ograd(0)], { axes: inv })];
       },
     },
+    // MXNet `TransposeShape`: either side's rank is enough; dims go forward through the
+    // permutation and back through its inverse, unknown ones staying unknown.
     inferShape(attrs, inShapes, outShapes) {
       const d = inShapes[0];
-      if (!known(d)) return false;
-      assignShape(
-        'transpose',
-        outShapes,
-        0,
-        permute(d, transposeAxes(attrs.axes, d.length, attrs, inShapes)),
-        attrs,
-      );
-      return true;
+      const o = outShapes[0];
+      if (d === undefined && o === undefined) return false;
+      if (d !== undefined && o !== undefined && d.length !== o.length)
+        throw shapeError(
+          'transpose',
+          `the output has ${o.length} dimensions but the input has ${d.length}`,
+          attrs,
+          inShapes,
+          'a transpose keeps the number of dimensions',
+        );
+      const ndim = (d ?? o)?.length ?? 0;
+      const perm = transposeAxes(attrs.axes, ndim, attrs, inShapes);
+      if (o !== undefined) {
+        const back = new Array<number>(ndim);
+        perm.forEach((p, i) => {
+          back[p] = o[i] as number;
+        });
+        assignShape('transpose', inShapes, 0, back, attrs, 'input');
+      }
+      assignShape('transpose', outShapes, 0, permute(inShapes[0] as Shape, perm), attrs);
+      return known(inShapes[0]) && known(outShapes[0]);
     },
   });
 

@@ -4,8 +4,9 @@
  * out = data · weightᵀ + bias with weight (num_hidden, num_input). `flatten=True` views data as
  * (data.shape[0], prod(rest)); `flatten=False` applies the layer to the last axis and keeps the
  * leading ones. The bias may be (num_hidden,) or (num_hidden, 1), as MXNet accepts. Inference is
- * MXNet's `FullyConnectedShape`: data must be known; weight and bias are filled from it, so a
- * Gluon `Dense` with deferred init gets its parameter shapes from the first batch.
+ * MXNet's `FullyConnectedShape`: data's rank must be known (its dims may be -1); weight and bias
+ * are filled from it, so a Gluon `Dense` with deferred init gets its parameter shapes from the
+ * first batch, and a known output gives data its batch dim back (`dshape[0] = oshape[0]`).
  *
  * The gradient is one `_backward_FullyConnected(ograd, data, weight)` node giving all input
  * gradients (MXNet's `FullyConnectedGrad`), so a backend computes dX = dY·W, dW = dYᵀ·X and
@@ -89,7 +90,14 @@ function fcShape(p: FCAttrs, inS: ShapeSlots, outS: ShapeSlots): boolean {
   }
   const out = p.flatten ? [data[0] as number, p.num_hidden] : [...data.slice(0, -1), p.num_hidden];
   assignShape(op, p, inS, outS, 0, out, 'output 0');
-  return known(data) && inS.every(known) && known(outS[0]);
+  // Backward: the output's leading dims are data's (MXNet copies oshape[0]; with flatten=False
+  // every dim but the last carries over, and a 1-D data's only dim is not the output's first).
+  const o = outS[0] as Shape;
+  const lead = p.flatten ? 1 : data.length - 1;
+  const back = [...data];
+  for (let i = 0; i < lead; i++) back[i] = o[i] as number;
+  assignShape(op, p, inS, inS, 0, back, 'input 0 (data)', 'data must have the batch size of the output');
+  return inS.every(known) && known(outS[0]);
 }
 
 export function registerFullyConnected(registry: OpRegistry): void {

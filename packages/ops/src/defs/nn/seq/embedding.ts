@@ -3,6 +3,7 @@
  * output_dim) picked by `data`, an index array of any dtype (values truncated to integers, then
  * clipped into [0, input_dim-1] as MXNet's `Take<clip=true>` kernel does), so the output is
  * data.shape + (output_dim,) in the weight's dtype (the `dtype` param when the weight's is unknown).
+ * The output's shape follows a partially known data shape (-1 dims carry over), as in MXNet.
  *
  * `_backward_Embedding(ograd, data)` scatter-adds the rows of the output gradient into a dense
  * (input_dim, output_dim) weight gradient. `sparse_grad` is accepted for compatibility; the
@@ -35,10 +36,11 @@ export function registerEmbedding(registry: OpRegistry): void {
     listInputNames: ['data', 'weight'],
     inferShape(attrs, inShapes, outShapes) {
       assignShape('Embedding', inShapes, 1, [attrs.input_dim, attrs.output_dim], attrs, 'input');
+      // MXNet `EmbeddingOpShape`: data's rank is enough; its unknown dims stay unknown in the output.
       const d = inShapes[0];
-      if (!known(d)) return false;
+      if (d === undefined) return false;
       assignShape('Embedding', outShapes, 0, [...d, attrs.output_dim], attrs);
-      return true;
+      return known(d) && known(outShapes[0]);
     },
     inferType(attrs, inTypes, outTypes) {
       const wIn = inTypes[1];
