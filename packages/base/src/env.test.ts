@@ -18,7 +18,7 @@ describe('Env', () => {
     expect(env.get('MXNET_CPU_TEMP_COPY')).toBe(4);
     expect(env.get('MXNET_USE_NAIVE_STORAGE_MANAGER')).toBe(false);
     for (const [name, spec] of Object.entries(ENV_SETTINGS)) {
-      expect(name).toMatch(/^MXNET_[A-Z0-9_]+$/);
+      expect(name).toMatch(/^(MXNET|NNVM)_[A-Z0-9_]+$/);
       expect(spec.doc.length).toBeGreaterThan(10);
     }
   });

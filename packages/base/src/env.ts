@@ -166,6 +166,44 @@ export const ENV_SETTINGS = {
     default: false,
     doc: 'Start the profiler when the engine is created.',
   } as BoolSpec,
+  MXNET_EXEC_BULK_EXEC_TRAIN: {
+    kind: 'bool',
+    default: true,
+    doc: 'Executors and CachedOps push consecutive graph nodes as one engine op in training runs (bulk execution).',
+  } as BoolSpec,
+  MXNET_EXEC_BULK_EXEC_INFERENCE: {
+    kind: 'bool',
+    default: true,
+    doc: 'Bulk execution in inference runs: a whole forward pass becomes as few engine ops as its kernels allow.',
+  } as BoolSpec,
+  MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN: {
+    kind: 'int',
+    default: 15,
+    min: 1,
+    doc: 'Graph nodes per bulked engine op in training runs.',
+  } as IntSpec,
+  MXNET_EXEC_ENABLE_INPLACE: {
+    kind: 'bool',
+    default: true,
+    doc: "Memory planning lets an op write its output over an input it is the last reader of (the op's in-place options).",
+  } as BoolSpec,
+  MXNET_EXEC_INPLACE_GRAD_SUM_CAP: {
+    kind: 'int',
+    default: 8,
+    min: 1,
+    doc: 'Gradients summed with one add_n (ElementWiseSum) node when fewer parts than this; a _grad_add chain otherwise.',
+  } as IntSpec,
+  NNVM_EXEC_MATCH_RANGE: {
+    kind: 'int',
+    default: 16,
+    min: 0,
+    doc: 'Memory planning reuses a free block of size in [size / range, size * range]; 0 turns reuse off.',
+  } as IntSpec,
+  MXNET_USE_FUSION: {
+    kind: 'bool',
+    default: true,
+    doc: 'Executors and CachedOps fuse chains of elementwise ops into one kernel on every backend (MXNet: CUDA only); 0 turns fusion off for debugging.',
+  } as BoolSpec,
 } as const;
 
 export type SettingName = keyof typeof ENV_SETTINGS;
