@@ -10,6 +10,19 @@ export { Autograd, type AutogradMode, type GradOptions, type RecordOptions } fro
 export { CustomFunction } from './autograd/function.js';
 export type { GradReq } from './autograd/tape.js';
 export type * from './core-ops.js';
+/**
+ * Running bound graphs (MXNet's GraphExecutor op execution): memory laid out from a memory plan,
+ * kernels compiled per node at bind time, node ranges pushed as bulked engine ops. Low-level: the
+ * symbol package's Executor and Gluon's CachedOp are built on it.
+ */
+export {
+  createGraphRunner,
+  DEFAULT_BULK_SIZE,
+  GraphRunner,
+  type GraphRunnerOptions,
+  type GraphRunOptions,
+  unusedEntries,
+} from './graph/index.js';
 export type { NestedArray } from './host.js';
 export type { InvokeOptions } from './invoke.js';
 export {

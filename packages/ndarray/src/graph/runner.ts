@@ -1,0 +1,367 @@
+/**
+ * GraphRunner: runs a bound graph (MXNet's `GraphExecutor` op execution / `Imperative::RunGraph`).
+ *
+ * Binding does everything that does not depend on the values: memory from the plan (memory.ts),
+ * one step per op node with its kernel looked up and its dtypes checked as `invoke` checks them,
+ * resources requested, reqs fixed (write, add for accumulated gradients, null for outputs nobody
+ * reads). `run(from, to)` then pushes a node range as bulked engine ops (program.ts), compiled on
+ * the first run of that range and cached. Everything the runner allocated is released by
+ * `dispose`; the caller's (external) arrays are never touched.
+ *
+ * It is low-level and public: the symbol package's Executor and Gluon's CachedOp are built on it.
+ */
+import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
+import type { Var } from '@mx/engine';
+import type { IndexedGraph, MemoryPlan } from '@mx/graph';
+import { type Kernel, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
+import { coversChunk } from '../invoke.js';
+import type { NDArray } from '../ndarray.js';
+import type { Runtime } from '../runtime.js';
+import { allocateMemory, describeEntry, type GraphMemory, windowOn } from './memory.js';
+import { buildSegments, type Segment, type Step } from './program.js';
+
+/** MXNet's `MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN` default: nodes per bulk segment in training. */
+export const DEFAULT_BULK_SIZE = 15;
+
+export interface GraphRunnerOptions {
+  /** The graph (forward, or forward + backward). */
+  readonly graph: IndexedGraph;
+  /** Shape of every entry, by entry id (all known). */
+  readonly shapes: readonly (Shape | undefined)[];
+  /** Dtype of every entry, by entry id (all known). */
+  readonly dtypes: readonly (DTypeName | undefined)[];
+  /** Where each entry lives (@mx/graph `planMemory`). */
+  readonly plan: MemoryPlan;
+  /** Device the graph runs on; default the runtime's default context. */
+  readonly ctx?: Context;
+  /**
+   * Arrays for entries whose memory comes from outside, by entry id: every variable (arguments,
+   * aux states, head gradients) and any op output bound to a caller's array (gradients).
+   */
+  readonly external?: ReadonlyMap<number, NDArray>;
+  /** External op outputs the op adds into instead of overwriting (gradients bound with gradReq 'add'). */
+  readonly addTo?: ReadonlySet<number>;
+  /** Outputs nobody reads (req null); default {@link unusedEntries} of the graph. */
+  readonly unused?: ReadonlySet<number>;
+  /** Op nodes per engine op in training runs; default 15 (MXNet's bulk size). */
+  readonly bulkSize?: number;
+  /** Op nodes per engine op in inference runs; default unlimited (MXNet `MXNET_EXEC_BULK_EXEC_INFERENCE`). */
+  readonly inferenceBulkSize?: number;
+  /** OpContext.needGrad in training runs (gradients will be computed); default false. */
+  readonly needGrad?: boolean;
+  /** Reuse the internal buffers of this runner where big enough (MXNet's shared executor pool, for reshape). */
+  readonly shared?: GraphRunner;
+}
+
+/** Options of {@link GraphRunner.run}. */
+export interface GraphRunOptions {
+  /** Training mode seen by the kernels (Dropout, BatchNorm); default false. */
+  readonly isTrain?: boolean;
+}
+
+/** Entries no node reads and the graph does not output: their ops get req null. */
+export function unusedEntries(idx: IndexedGraph): Set<number> {
+  const used = new Uint8Array(idx.numNodeEntries);
+  for (const n of idx.nodes) for (const e of n.inputs) used[idx.entryId(e)] = 1;
+  for (const e of idx.outputs) used[idx.entryId(e)] = 1;
+  const out = new Set<number>();
+  for (let nid = 0; nid < idx.nodes.length; nid++) {
+    if (idx.nodes[nid]?.node.op === null) continue;
+    for (let eid = idx.rowPtr[nid] as number; eid < (idx.rowPtr[nid + 1] as number); eid++)
+      if (used[eid] === 0) out.add(eid);
+  }
+  return out;
+}
+
+/**
+ * A graph bound to memory, ready to run any node range. Create with {@link createGraphRunner}.
+ * Runs are pushed in call order; the engine orders them by the memory they share.
+ */
+export class GraphRunner {
+  readonly graph: IndexedGraph;
+  readonly ctx: Context;
+  readonly #rt: Runtime;
+  readonly #memory: GraphMemory;
+  /** Step of each node id (undefined for variables). */
+  readonly #steps: (Step | undefined)[];
+  readonly #programs = new Map<number, Segment[]>();
+  readonly #views = new Map<number, NDArray>();
+  readonly #external: ReadonlyMap<number, NDArray>;
+  readonly #bulkSize: number;
+  readonly #inferenceBulkSize: number;
+  #disposed = false;
+
+  /** @internal Use {@link createGraphRunner}. */
+  constructor(rt: Runtime, options: GraphRunnerOptions) {
+    const idx = options.graph;
+    this.graph = idx;
+    this.#rt = rt;
+    this.ctx = options.ctx ?? rt.defaultContext;
+    this.#external = new Map(options.external ?? []);
+    this.#bulkSize = options.bulkSize ?? DEFAULT_BULK_SIZE;
+    this.#inferenceBulkSize = options.inferenceBulkSize ?? Number.POSITIVE_INFINITY;
+    checkSizes(idx, options);
+    const unused = options.unused ?? unusedEntries(idx);
+    const addTo = options.addTo ?? new Set<number>();
+    for (const eid of addTo) {
+      if (!this.#external.has(eid)) {
+        throw new MXNetError(`${describeEntry(idx, eid)}: req 'add' needs an external array to add into`, {
+          op: 'GraphRunner',
+        });
+      }
+    }
+    this.#memory = allocateMemory({
+      rt,
+      idx,
+      shapes: options.shapes,
+      dtypes: options.dtypes,
+      plan: options.plan,
+      ctx: this.ctx,
+      external: this.#external,
+      unused,
+      shared: options.shared === undefined ? undefined : options.shared.#memory.pool,
+    });
+    try {
+      this.#steps = idx.nodes.map((_, nid) =>
+        compileStep(rt, this, nid, this.#memory, options, unused, addTo, this.#external),
+      );
+    } catch (e) {
+      for (const a of this.#memory.owned) a.dispose();
+      throw e;
+    }
+  }
+
+  /** Number of nodes (variables included); node ids run from 0 to numNodes - 1 in graph order. */
+  get numNodes(): number {
+    return this.graph.nodes.length;
+  }
+
+  /** Bytes of the planned internal storage (external arrays not counted). */
+  get plannedBytes(): number {
+    return this.#memory.plannedBytes;
+  }
+
+  get isDisposed(): boolean {
+    return this.#disposed;
+  }
+
+  /**
+   * The array holding an entry: the external array bound to it, or a view on the runner's memory
+   * (owned by the runner, disposed with it). Its values are those of the last run that wrote the
+   * entry, until memory shared with later entries is reused — read graph outputs, not intermediates.
+   */
+  array(eid: number): NDArray {
+    this.#checkLive('array');
+    const ext = this.#external.get(eid);
+    if (ext !== undefined) return ext;
+    let v = this.#views.get(eid);
+    if (v === undefined) {
+      const base = this.#memory.bases[eid];
+      const blob = this.#memory.blobs[eid] as TBlob;
+      if (base === undefined) throw new MXNetError(`entry ${eid} is not in the graph`, { op: 'GraphRunner' });
+      v = this.#rt.keep(windowOn(this.#rt, base, blob.shape, blob.dtype));
+      this.#views.set(eid, v);
+    }
+    return v;
+  }
+
+  /**
+   * Push the op nodes with ids in [from, to) to the engine, in order, as bulked engine ops; returns
+   * at once. Failures surface on the arrays the nodes write (as with any op).
+   */
+  run(from = 0, to: number = this.graph.nodes.length, options?: GraphRunOptions): void {
+    if (this.#disposed) this.#checkLive('run');
+    const isTrain = options?.isTrain === true;
+    const n = this.graph.nodes.length;
+    const program =
+      this.#programs.get(((isTrain ? n + 1 : 0) + from) * (n + 1) + to) ?? this.#compile(from, to, isTrain);
+    const engine = this.#rt.engine;
+    for (let i = 0; i < program.length; i++) (program[i] as Segment).push(engine, isTrain);
+  }
+
+  /** The node names of each engine op one run of [from, to) pushes (tests, profiles). */
+  segments(from = 0, to: number = this.graph.nodes.length, options?: GraphRunOptions): string[][] {
+    this.#checkLive('segments');
+    const isTrain = options?.isTrain === true;
+    const n = this.graph.nodes.length;
+    const program =
+      this.#programs.get(((isTrain ? n + 1 : 0) + from) * (n + 1) + to) ?? this.#compile(from, to, isTrain);
+    return program.map((seg) => seg.steps.map((s) => s.node));
+  }
+
+  #compile(from: number, to: number, isTrain: boolean): Segment[] {
+    const n = this.graph.nodes.length;
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > n || from > to) {
+      throw new MXNetError(`node range [${from}, ${to}) is not inside the graph's [0, ${n})`, {
+        op: 'GraphRunner.run',
+      });
+    }
+    const steps: Step[] = [];
+    for (let nid = from; nid < to; nid++) {
+      const s = this.#steps[nid];
+      if (s !== undefined) steps.push(s);
+    }
+    const program = buildSegments(
+      steps,
+      isTrain ? this.#bulkSize : this.#inferenceBulkSize,
+      this.ctx,
+      this.#memory.vars,
+    );
+    this.#programs.set(((isTrain ? n + 1 : 0) + from) * (n + 1) + to, program);
+    return program;
+  }
+
+  /** Release the runner's memory (after the ops already pushed on it). External arrays stay. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    for (const v of this.#views.values()) v.dispose();
+    this.#views.clear();
+    for (const a of this.#memory.owned) a.dispose();
+    this.#programs.clear();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  #checkLive(op: string): void {
+    if (this.#disposed) {
+      throw new MXNetError('this graph runner was disposed', {
+        op: `GraphRunner.${op}`,
+        hint: 'bind the graph again',
+      });
+    }
+  }
+}
+
+/** Bind a graph to memory and compile its steps (see {@link GraphRunnerOptions}). */
+export function createGraphRunner(rt: Runtime, options: GraphRunnerOptions): GraphRunner {
+  return new GraphRunner(rt, options);
+}
+
+function checkSizes(idx: IndexedGraph, o: GraphRunnerOptions): void {
+  const n = idx.numNodeEntries;
+  const bad =
+    o.shapes.length !== n
+      ? `shapes has ${o.shapes.length} entries`
+      : o.dtypes.length !== n
+        ? `dtypes has ${o.dtypes.length} entries`
+        : o.plan.storageId.length !== n
+          ? `the memory plan has ${o.plan.storageId.length} entries`
+          : undefined;
+  if (bad !== undefined) {
+    throw new MXNetError(`${bad}; the graph has ${n}`, {
+      op: 'GraphRunner',
+      hint: 'infer shapes/dtypes and plan memory on this same graph',
+    });
+  }
+}
+
+function compileStep(
+  rt: Runtime,
+  runner: GraphRunner,
+  nid: number,
+  mem: GraphMemory,
+  options: GraphRunnerOptions,
+  unused: ReadonlySet<number>,
+  addTo: ReadonlySet<number>,
+  external: ReadonlyMap<number, NDArray>,
+): Step | undefined {
+  const idx = runner.graph;
+  const { node, inputs } = idx.nodes[nid] as IndexedGraph['nodes'][number];
+  const op = node.op;
+  if (op === null) return undefined;
+  const ctx = runner.ctx;
+  const attrs = node.parsed;
+  const inEntries = inputs.map((e) => idx.entryId(e));
+  const nOut = node.numOutputs();
+  const first = idx.rowPtr[nid] as number;
+  const outEntries = Array.from({ length: nOut }, (_, i) => first + i);
+  const inTypes = inEntries.map((e) => options.dtypes[e] as DTypeName);
+  const outTypes = outEntries.map((e) => options.dtypes[e] as DTypeName);
+  const fail = (message: string, hint?: string): never => {
+    throw new MXNetError(`node ${node.name} (${op.name}): ${message}`, {
+      op: op.name,
+      params: node.attrs,
+      shapes: inEntries.map((e) => options.shapes[e] as Shape),
+      dtypes: inTypes,
+      device: ctx.toString(),
+      hint,
+    });
+  };
+  if (op.def.crossDeviceCopy) fail('cross-device copies are not supported inside a bound graph yet');
+  const backend = rt.backendFor(ctx, op.name);
+  const kernel: Kernel | undefined = rt.registry.kernel(op, backend.name);
+  if (kernel?.compute === undefined) {
+    fail(
+      `operator ${op.name} has no kernel on backend ${backend.name}`,
+      `backends with a kernel: ${rt.registry.backendsFor(op).join(', ') || 'none'}`,
+    );
+  }
+  const k = kernel as Kernel;
+  const dtypes = k.dtypes ?? backend.capabilities.computeDTypes;
+  for (const t of [...inTypes, ...outTypes]) {
+    if (!dtypes.includes(t)) {
+      fail(
+        `dtype ${t} is not supported by ${op.name} on ${backend.name} (${ctx})`,
+        `supported: ${dtypes.join(', ')}`,
+      );
+    }
+  }
+  const why = k.checkDTypes?.(attrs, inTypes, outTypes);
+  if (why !== undefined) {
+    fail(
+      `dtypes (${[...inTypes, ...outTypes].join(', ')}) are not supported by ${op.name} on ${backend.name}: ${why}`,
+    );
+  }
+
+  const vars = mem.vars;
+  const extraReads: Var[] = [];
+  const extraWrites: Var[] = [];
+  const req: OpReqType[] = outEntries.map((eid) => {
+    const ext = external.get(eid);
+    if (ext !== undefined) {
+      // Accumulating, or writing part of a chunk, also reads it (a failed chunk stays failed; invoke.ts).
+      if (addTo.has(eid) || !coversChunk(ext)) extraReads.push(vars[eid] as Var);
+      return addTo.has(eid) ? OpReq.add : OpReq.write;
+    }
+    return unused.has(eid) ? OpReq.null : OpReq.write;
+  });
+  for (const i of op.mutateInputs(attrs)) {
+    const eid = inEntries[i];
+    if (eid !== undefined) extraWrites.push(vars[eid] as Var);
+  }
+  const kinds = op.resourceRequest(attrs);
+  const requested = kinds.map((kind) => rt.resources.request(ctx, kind));
+  for (const r of requested) if (r.var !== undefined) extraWrites.push(r.var as Var);
+  const needGrad = options.needGrad === true;
+  const async = k.execType === 'async';
+  const opCtx = (isTrain: boolean): OpContext =>
+    requested.length === 0 && !(isTrain && needGrad)
+      ? rt.opContext(ctx, isTrain)
+      : Object.freeze({
+          isTrain,
+          needGrad: isTrain && needGrad,
+          ctx,
+          requested: Object.freeze([...requested]),
+        });
+  return {
+    node: node.name,
+    op: op.name,
+    compute: k.compute as NonNullable<Kernel['compute']>,
+    attrs,
+    inputs: Object.freeze(inEntries.map((e) => mem.blobs[e] as TBlob)),
+    req: Object.freeze(req),
+    outputs: Object.freeze(outEntries.map((e) => mem.blobs[e] as TBlob)),
+    train: opCtx(true),
+    predict: opCtx(false),
+    async,
+    requested: Object.freeze(requested),
+    needGrad,
+    inEntries,
+    outEntries,
+    extraReads,
+    extraWrites,
+  };
+}
