@@ -15,7 +15,7 @@ export {
   type SaveJSONOptions,
   saveJSON,
 } from './json/index.js';
-export { entry, GraphNode, isHiddenKey, type NodeEntry } from './node.js';
+export { entry, GraphNode, HIDDEN_KEYS, isHiddenKey, type NodeEntry, parseNodeAttrs } from './node.js';
 export { type FuseOptions, type FuseResult, fuseElementwise } from './passes/fuse.js';
 export {
   type AggregateOptions,

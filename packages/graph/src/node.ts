@@ -26,6 +26,19 @@ export function entry(node: GraphNode, index = 0, version = 0): NodeEntry {
 
 const EMPTY_ATTRS: Attrs = Object.freeze({});
 
+/**
+ * MXNet's hidden attribute keys (`kHiddenKeys`): annotations, not op parameters, stored on nodes as
+ * `__key__` (`__lr_mult__`); files older than 1.9.1 may hold them bare (`lr_mult`).
+ */
+export const HIDDEN_KEYS: readonly string[] = Object.freeze([
+  'ctx_group',
+  'lr_mult',
+  'wd_mult',
+  'force_mirroring',
+  'mirror_stage',
+  'profiler_scope',
+]);
+
 /** True for MXNet's hidden attribute keys (`__shape__`, `__lr_mult__`...): never op parameters. */
 export function isHiddenKey(k: string): boolean {
   return k.length > 4 && k.startsWith('__') && k.endsWith('__');
@@ -166,8 +179,8 @@ export class GraphNode {
   }
 }
 
-/** Parse a node's string attributes with its op's schema; errors name the node. */
-function parseNodeAttrs(op: Op, name: string, attrs: Readonly<Record<string, string>>): Attrs {
+/** Parse a node's string attributes with its op's schema (hidden keys skipped); errors name the node. */
+export function parseNodeAttrs(op: Op, name: string, attrs: Readonly<Record<string, string>>): Attrs {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(attrs)) if (!isHiddenKey(k) && k in op.params) params[k] = v;
   // Keys that are neither parameters nor hidden: MXNet rejects them at parse time with its message.

@@ -10,7 +10,7 @@
  */
 import { fromLegacyShape, MXNetError, parseShape } from '@mx/base';
 import type { Attrs, Op } from '@mx/ops';
-import { isHiddenKey } from '../node.js';
+import { HIDDEN_KEYS, isHiddenKey } from '../node.js';
 import { MXNET_JSON_VERSION } from './types.js';
 
 /** An input of a working node. */
@@ -40,14 +40,7 @@ export interface UpgradeContext {
 }
 
 /** MXNet's hidden keys (`kHiddenKeys`), stored on nodes as `__key__`. */
-export const LEGACY_HIDDEN_KEYS = [
-  'ctx_group',
-  'lr_mult',
-  'wd_mult',
-  'force_mirroring',
-  'mirror_stage',
-  'profiler_scope',
-] as const;
+export const LEGACY_HIDDEN_KEYS = HIDDEN_KEYS;
 
 /** The op's parameters from a node's dictionary (hidden keys skipped), errors naming the node. */
 export function parseWorkParams(node: WorkNode, ctx: UpgradeContext, attrs = node.attrs): Attrs {

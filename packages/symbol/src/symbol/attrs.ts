@@ -8,16 +8,10 @@
  * spelling; both rules live here, for op calls and for `setAttr`, as the C API has them.
  */
 import { MXNetError } from '@mx/base';
+import { HIDDEN_KEYS } from '@mx/graph';
 
 /** MXNet's hidden attribute keys (`kHiddenKeys`): stored on nodes as `__key__`. */
-export const HIDDEN_KEYS: readonly string[] = Object.freeze([
-  'ctx_group',
-  'lr_mult',
-  'wd_mult',
-  'force_mirroring',
-  'mirror_stage',
-  'profiler_scope',
-]);
+export { HIDDEN_KEYS };
 
 /** The stored forms of the hidden keys (`kReplacedHiddenKeys`). */
 const REPLACED_HIDDEN_KEYS: ReadonlySet<string> = new Set(HIDDEN_KEYS.map((k) => `__${k}__`));

@@ -13,7 +13,7 @@
  * those given.
  */
 import { MXNetError } from '@mx/base';
-import { entry, GraphNode, type NodeEntry } from '@mx/graph';
+import { entry, GraphNode, type NodeEntry, parseNodeAttrs } from '@mx/graph';
 import type { Attrs, Op } from '@mx/ops';
 import { describeValue, opAttrKey, pyStr } from './attrs.js';
 import type { VariableVersions } from './graph-copy.js';
@@ -74,25 +74,6 @@ function singleOutput(op: Op, name: string, arg: string, s: Symbol): NodeEntry {
     );
   }
   return s.outputs[0] as NodeEntry;
-}
-
-/** Parse the string params of a new node; errors name the node as GraphNode.create's do. */
-function parseAttrs(op: Op, name: string, attrs: Readonly<Record<string, string>>): Attrs {
-  const params: Record<string, string> = {};
-  for (const [k, v] of Object.entries(attrs)) if (!(k.startsWith('__') && k.endsWith('__'))) params[k] = v;
-  try {
-    return op.parseParams(params);
-  } catch (e) {
-    if (e instanceof MXNetError) {
-      throw new MXNetError(`node ${name}: ${e.reason}`, {
-        op: op.name,
-        params: attrs,
-        hint: e.hint,
-        cause: e,
-      });
-    }
-    throw e;
-  }
 }
 
 /** The op's argument names for these params (`arg0..` when the op's list disagrees with its count). */
@@ -156,7 +137,7 @@ export function createOpSymbol(
     attrs[opAttrKey(k, value)] = value;
   }
   const name = ctx.nameManager.get(userName, calledAs.toLowerCase());
-  const parsed = parseAttrs(op, name, attrs);
+  const parsed = parseNodeAttrs(op, name, attrs);
   const names = inputNames(op, parsed);
   if (positional.length > names.length) {
     throw new MXNetError(
