@@ -119,6 +119,20 @@ describe('fuseElementwise', () => {
     expect(l1.inputs[0]?.node).toBe(e1);
   });
 
+  it('redirects control deps on fused nodes (backward nodes depend on their forward node)', () => {
+    const x = g.v('x');
+    const e = g.op('exp', 'e', {}, [x]);
+    const t = g.op('tanh', 't', {}, [e]);
+    const fc = g.op('FullyConnected', 'fc', { num_hidden: '2', no_bias: 'True' }, [t, g.v('w')]);
+    // A node after the group depending on a member; another before the root depending on nothing fused.
+    const late = g.op('negative', 'late', {}, [fc], [e, t]);
+    const res = fuse(g.index(late), { x: [3, 4], w: [2, 4] });
+    expect(res.fusedNodes).toBe(1);
+    const node = res.fused.nodes.find((n) => n.node.name === 'late')?.node;
+    expect(node?.controlDeps.map((d) => d.name)).toEqual(['t_fused']);
+    expect(res.fused.nodes.every((n) => n.node.controlDeps.every((d) => d !== undefined))).toBe(true);
+  });
+
   it('handles a 10,000-node chain', () => {
     const x = g.v('x');
     let h = x;

@@ -210,7 +210,7 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
   for (let nid = 0; nid < nNodes; nid++) {
     if (!fusable[nid]) continue;
     const n = node(nid);
-    const forward = (n.node.op?.elementwise as ElementwiseDef).forward;
+    const forward = ((n.node.op as Op).elementwise as ElementwiseDef).forward;
     let c = exprSize(forward);
     let m = 1;
     n.inputs.forEach((e, i) => {
@@ -311,16 +311,26 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
     inputs: INode['inputs'],
     controlDeps: readonly number[],
   ): GraphNode {
+    // A control dep on a node computed inside a fused kernel points at that kernel's node when it
+    // exists already (backward nodes depend on their forward node), and is dropped otherwise: the
+    // fused node runs later in graph order anyway.
+    const deps: GraphNode[] = [];
+    for (const c of controlDeps) {
+      const r = group[c] as number;
+      const d = r >= 0 ? rebuilt[r] : rebuilt[c];
+      if (d !== undefined && !deps.includes(d)) deps.push(d);
+    }
     const same =
       inputs.every((e, i) => rebuilt[e.nodeId] === (original.inputs[i] as NodeEntry).node) &&
-      controlDeps.every((c, i) => rebuilt[c] === original.controlDeps[i]);
+      deps.length === original.controlDeps.length &&
+      deps.every((d, i) => d === original.controlDeps[i]);
     if (same) return original;
     return GraphNode.create(
       original.op as Op,
       original.name,
       original.attrs,
       inputs.map((e) => newEntry(e.nodeId, e.index, e.version)),
-      controlDeps.map((c) => rebuilt[c] as GraphNode),
+      deps,
     );
   }
 

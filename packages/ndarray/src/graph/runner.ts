@@ -57,6 +57,11 @@ export interface GraphRunnerOptions {
 export interface GraphRunOptions {
   /** Training mode seen by the kernels (Dropout, BatchNorm); default false. */
   readonly isTrain?: boolean;
+  /**
+   * Op nodes per engine op for this run; default the runner's (`bulkSize` in training,
+   * `inferenceBulkSize` otherwise). CachedOp's separate forward and backward bulk sizes use it.
+   */
+  readonly bulkSize?: number;
 }
 
 /** Entries no node reads and the graph does not output: their ops get req null. */
@@ -85,6 +90,7 @@ export class GraphRunner {
   /** Step of each node id (undefined for variables). */
   readonly #steps: (Step | undefined)[];
   readonly #programs = new Map<number, Segment[]>();
+  readonly #sizedPrograms = new Map<string, Segment[]>();
   readonly #views = new Map<number, NDArray>();
   readonly #external: ReadonlyMap<number, NDArray>;
   readonly #bulkSize: number;
@@ -171,10 +177,8 @@ export class GraphRunner {
    */
   run(from = 0, to: number = this.graph.nodes.length, options?: GraphRunOptions): void {
     if (this.#disposed) this.#checkLive('run');
+    const program = this.#program(from, to, options);
     const isTrain = options?.isTrain === true;
-    const n = this.graph.nodes.length;
-    const program =
-      this.#programs.get(((isTrain ? n + 1 : 0) + from) * (n + 1) + to) ?? this.#compile(from, to, isTrain);
     const engine = this.#rt.engine;
     for (let i = 0; i < program.length; i++) (program[i] as Segment).push(engine, isTrain);
   }
@@ -182,14 +186,36 @@ export class GraphRunner {
   /** The node names of each engine op one run of [from, to) pushes (tests, profiles). */
   segments(from = 0, to: number = this.graph.nodes.length, options?: GraphRunOptions): string[][] {
     this.#checkLive('segments');
-    const isTrain = options?.isTrain === true;
-    const n = this.graph.nodes.length;
-    const program =
-      this.#programs.get(((isTrain ? n + 1 : 0) + from) * (n + 1) + to) ?? this.#compile(from, to, isTrain);
-    return program.map((seg) => seg.steps.map((s) => s.node));
+    return this.#program(from, to, options).map((seg) => seg.steps.map((s) => s.node));
   }
 
-  #compile(from: number, to: number, isTrain: boolean): Segment[] {
+  /** The compiled program of a range: cached by a number key, or a string key for a given bulk size. */
+  #program(from: number, to: number, options: GraphRunOptions | undefined): Segment[] {
+    const isTrain = options?.isTrain === true;
+    const bulk = options?.bulkSize;
+    if (bulk === undefined) {
+      const n = this.graph.nodes.length;
+      const key = ((isTrain ? n + 1 : 0) + from) * (n + 1) + to;
+      let program = this.#programs.get(key);
+      if (program === undefined) {
+        program = this.#compile(from, to, isTrain ? this.#bulkSize : this.#inferenceBulkSize);
+        this.#programs.set(key, program);
+      }
+      return program;
+    }
+    if (!(bulk >= 1)) {
+      throw new MXNetError(`bulkSize must be at least 1, got ${bulk}`, { op: 'GraphRunner.run' });
+    }
+    const key = `${from}:${to}:${bulk}`;
+    let program = this.#sizedPrograms.get(key);
+    if (program === undefined) {
+      program = this.#compile(from, to, bulk);
+      this.#sizedPrograms.set(key, program);
+    }
+    return program;
+  }
+
+  #compile(from: number, to: number, bulkSize: number): Segment[] {
     const n = this.graph.nodes.length;
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > n || from > to) {
       throw new MXNetError(`node range [${from}, ${to}) is not inside the graph's [0, ${n})`, {
@@ -201,14 +227,7 @@ export class GraphRunner {
       const s = this.#steps[nid];
       if (s !== undefined) steps.push(s);
     }
-    const program = buildSegments(
-      steps,
-      isTrain ? this.#bulkSize : this.#inferenceBulkSize,
-      this.ctx,
-      this.#memory.vars,
-    );
-    this.#programs.set(((isTrain ? n + 1 : 0) + from) * (n + 1) + to, program);
-    return program;
+    return buildSegments(steps, bulkSize, this.ctx, this.#memory.vars);
   }
 
   /** Release the runner's memory (after the ops already pushed on it). External arrays stay. */
@@ -219,6 +238,7 @@ export class GraphRunner {
     this.#views.clear();
     for (const a of this.#memory.owned) a.dispose();
     this.#programs.clear();
+    this.#sizedPrograms.clear();
   }
 
   [Symbol.dispose](): void {

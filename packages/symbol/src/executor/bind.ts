@@ -33,8 +33,10 @@ export interface SimpleBindOptions {
   readonly dtypes?: Readonly<Record<string, DTypeName>>;
   /** Storage types by name: only 'default' (dense) is supported by executors for now. */
   readonly stypes?: Readonly<Record<string, StorageType>>;
-  /** Op nodes per engine op in training runs; default 15 (MXNet's bulk size). */
+  /** Op nodes per engine op in training runs; default MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN (15). */
   readonly bulkSize?: number;
+  /** Fuse chains of elementwise ops into single kernels; default MXNET_USE_FUSION (on). */
+  readonly fusion?: boolean;
 }
 
 export interface BindOptions {
@@ -48,8 +50,10 @@ export interface BindOptions {
   readonly gradReq?: GradReqSpec;
   /** Aux state arrays (required when the symbol has aux states). */
   readonly auxStates?: ArraysSpec;
-  /** Op nodes per engine op in training runs; default 15. */
+  /** Op nodes per engine op in training runs; default MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN (15). */
   readonly bulkSize?: number;
+  /** Fuse chains of elementwise ops into single kernels; default MXNET_USE_FUSION (on). */
+  readonly fusion?: boolean;
 }
 
 const REQS: readonly GradReq[] = ['write', 'add', 'null'];
@@ -212,7 +216,18 @@ export function simpleBind(rt: Runtime, symbol: SymbolLike, options: SimpleBindO
     const args = layout.argNodes.map(alloc);
     const grads = layout.argNodes.map((n, i) => (reqs[i] === 'null' ? undefined : alloc(n)));
     const aux = layout.auxNodes.map(alloc);
-    return createExecutor({ rt, ctx, layout, reqs, args, grads, aux, owned, bulkSize: options.bulkSize });
+    return createExecutor({
+      rt,
+      ctx,
+      layout,
+      reqs,
+      args,
+      grads,
+      aux,
+      owned,
+      bulkSize: options.bulkSize,
+      fusion: options.fusion,
+    });
   } catch (e) {
     for (const a of owned) a.dispose();
     throw e;
@@ -283,5 +298,16 @@ export function bind(rt: Runtime, symbol: SymbolLike, options: BindOptions): Exe
     }
   }
   const reqs = normalizeReqs(layout, options.gradReq);
-  return createExecutor({ rt, ctx, layout, reqs, args, grads, aux, owned: [], bulkSize: options.bulkSize });
+  return createExecutor({
+    rt,
+    ctx,
+    layout,
+    reqs,
+    args,
+    grads,
+    aux,
+    owned: [],
+    bulkSize: options.bulkSize,
+    fusion: options.fusion,
+  });
 }

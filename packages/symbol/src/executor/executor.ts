@@ -1,19 +1,24 @@
 /**
  * Executor (MXNet 1.x `mx.executor.Executor` over `GraphExecutor`): a symbol bound to arrays on one
  * device. Binding infers every shape and dtype, adds the gradient pass when some argument wants a
- * gradient, plans memory over forward and backward together (arguments, aux states, gradients and
- * head gradients external) and compiles one GraphRunner; `forward` and `backward` are then two node
- * ranges of that runner, pushed as bulked engine ops with nothing inferred or allocated per step.
+ * gradient, fuses elementwise chains (compile.ts; `fusion` option, else MXNET_USE_FUSION), plans
+ * memory over forward and backward together (arguments, aux states, gradients and head gradients
+ * external) and compiles one GraphRunner; `forward` and `backward` are then two node ranges of that
+ * runner, pushed as bulked engine ops with nothing inferred or allocated per step. Bulk sizes,
+ * in-place planning, the reuse range and the gradient-sum cap come from MXNet's environment
+ * settings (settings.ts), read at bind time.
  *
  * Arrays: arguments, gradients and aux states are the caller's (`bind`) or the executor's
  * (`simpleBind`, `reshape`'s views); outputs are windows on the executor's memory, overwritten by
  * each forward. `dispose()` releases what the executor allocated, never the caller's arrays.
  */
 import { type Context, type DTypeName, MXNetError, type Shape, shapeSize, shapeToString } from '@mx/base';
-import { type GraphNode, planMemory } from '@mx/graph';
-import { createGraphRunner, type GraphRunner, NDArray, type Runtime, unusedEntries } from '@mx/ndarray';
-import { type BoundGraph, buildBoundGraph, type GradReq, type SymbolLayout } from './graph.js';
-import { inferBound, inferForward, unknownVars } from './infer.js';
+import type { GraphNode } from '@mx/graph';
+import { createGraphRunner, type GraphRunner, NDArray, type Runtime } from '@mx/ndarray';
+import { type CompiledGraph, compileGraph, planGraph } from './compile.js';
+import type { BoundGraph, GradReq, SymbolLayout } from './graph.js';
+import { inferForward, unknownVars } from './infer.js';
+import { graphSettings } from './settings.js';
 
 /** What `forward` takes: the training flag and arrays (or host values) to copy into arguments by name. */
 export type ForwardArgs = { readonly isTrain?: boolean } & {
@@ -39,6 +44,8 @@ export interface BindState {
   readonly aux: readonly NDArray[];
   readonly owned: NDArray[];
   readonly bulkSize?: number;
+  /** Fuse elementwise chains; default MXNET_USE_FUSION. */
+  readonly fusion?: boolean;
   readonly shared?: GraphRunner;
 }
 
@@ -53,11 +60,12 @@ const record = <T>(
 const sameShape = (a: readonly number[], b: readonly number[]) =>
   a.length === b.length && a.every((d, i) => d === b[i]);
 
-/** @internal Bind: infer, build the graph, plan memory, compile. Takes ownership of `s.owned`. */
+/** @internal Bind: infer, build the graph, fuse, plan memory, compile. Takes ownership of `s.owned`. */
 export function createExecutor(s: BindState): Executor {
   const { rt, layout } = s;
   const owned = s.owned;
   try {
+    const settings = graphSettings(rt.env, { fusion: s.fusion, bulkSize: s.bulkSize });
     const idx = layout.forward;
     const known = { shapes: new Map<number, Shape>(), dtypes: new Map<number, DTypeName>() };
     layout.argNodes.forEach((n, i) => {
@@ -70,8 +78,8 @@ export function createExecutor(s: BindState): Executor {
     });
     const fwd = inferForward(layout, known);
     const reqs = s.reqs.map((r, i) => (s.grads[i] === undefined ? 'null' : r));
-    const bound = buildBoundGraph(rt.registry, layout, reqs);
-    const types = inferBound(layout, bound, known, fwd);
+    const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings);
+    const { bound, types } = compiled;
     const full = bound.idx;
     const external = new Map<number, NDArray>();
     layout.argNodes.forEach((n, i) => {
@@ -98,8 +106,7 @@ export function createExecutor(s: BindState): Executor {
       gradOut.add(eid);
       if (reqs[i] === 'add') addTo.add(eid);
     });
-    const unused = unusedEntries(full);
-    const plan = planMemory(full, { shapes: types.shapes, dtypes: types.dtypes, external: gradOut, unused });
+    const { plan, unused } = planGraph(compiled, settings, gradOut);
     const runner = createGraphRunner(rt, {
       graph: full,
       shapes: types.shapes,
@@ -110,10 +117,11 @@ export function createExecutor(s: BindState): Executor {
       addTo,
       unused,
       needGrad: gradOut.size > 0,
-      bulkSize: s.bulkSize,
+      bulkSize: settings.bulkSize,
+      inferenceBulkSize: settings.inferenceBulkSize,
       shared: s.shared,
     });
-    return new Executor(s, reqs, bound, runner, headGrads);
+    return new Executor(s, reqs, compiled, runner, headGrads);
   } catch (e) {
     for (const a of owned) a.dispose();
     throw e;
@@ -143,6 +151,7 @@ export class Executor {
   readonly outputs: readonly NDArray[];
   readonly outputDict: Readonly<Record<string, NDArray>>;
   readonly #state: BindState;
+  readonly #compiled: CompiledGraph;
   readonly #bound: BoundGraph;
   readonly #runner: GraphRunner;
   readonly #headGrads: readonly (NDArray | undefined)[];
@@ -154,12 +163,14 @@ export class Executor {
   constructor(
     state: BindState,
     reqs: readonly GradReq[],
-    bound: BoundGraph,
+    compiled: CompiledGraph,
     runner: GraphRunner,
     headGrads: readonly (NDArray | undefined)[],
   ) {
     const { layout } = state;
+    const bound = compiled.bound;
     this.#state = state;
+    this.#compiled = compiled;
     this.#bound = bound;
     this.#runner = runner;
     this.#headGrads = headGrads;
@@ -181,6 +192,27 @@ export class Executor {
   /** Bytes of internal memory planned for forward and backward (arguments and gradients excluded). */
   get plannedBytes(): number {
     return this.#runner.plannedBytes;
+  }
+
+  /** Nodes of the graph the executor runs (variables included; forward and backward; after fusion). */
+  get numNodes(): number {
+    return this.#bound.idx.nodes.length;
+  }
+
+  /** Fused nodes in that graph (0 when fusion is off or found nothing to fuse). */
+  get fusedNodes(): number {
+    return this.#compiled.fusedNodes;
+  }
+
+  /**
+   * The node names of each engine op one forward (or backward) run pushes, for profiling and
+   * tests; `isTrain` defaults to false for forward and true for backward.
+   */
+  segments(pass: 'forward' | 'backward', options: { readonly isTrain?: boolean } = {}): string[][] {
+    this.#checkLive('segments');
+    const n = this.#bound.numForward;
+    const [from, to] = pass === 'forward' ? [0, n] : [n, this.#bound.idx.nodes.length];
+    return this.#runner.segments(from, to, { isTrain: options.isTrain ?? pass === 'backward' });
   }
 
   /** True when bound with gradients (some argument has gradReq 'write' or 'add'). */

@@ -9,41 +9,20 @@
  * per array — relative to each element, with the array's scale as the floor for elements near zero
  * (a gradient entry that cancels to ~0 cannot be relative-exact in float32).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray } from '@mx/ndarray';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../model/index.js';
+import { decode, expand, inputsOf, loadGolden, worst } from './golden-util.js';
 import { bind, simpleBind } from './index.js';
 import { Builder, lenet, mlp } from './test-symbols.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const FASHION = join(ROOT, '../shared/fixtures/mxnet/gluon-export/fashion-mnist');
 
-interface Arr {
-  readonly shape: number[];
-  readonly data: string;
-}
-interface InputSpec {
-  readonly name: string;
-  readonly shape: number[];
-  readonly seed: number;
-  readonly center: number;
-  readonly scale: number;
-  readonly sum: number;
-}
-type Grad = Arr | { readonly factors: { readonly u: Arr; readonly v: Arr } };
-interface Case {
-  readonly output: Arr;
-  readonly grads: Record<string, Grad>;
-}
-const golden = JSON.parse(readFileSync(new URL('../__golden__/executor.json', import.meta.url), 'utf8')) as {
-  lenet: Case & { inputs: InputSpec[]; label: number[] };
-  mlp: { inputs: InputSpec[]; label: number[]; ones: Case; given: Case & { headGrad: number[] } };
-  fashion: { data: Arr; logits: Arr };
-};
+const golden = loadGolden();
 
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })] });
 const { nd, autograd } = rt;
@@ -52,73 +31,7 @@ afterAll(() => nd.waitall());
 
 const RTOL = 1e-5;
 
-/** The generator's xorshift32 (13, 17, 5) values ((x >>> 8) / 2^24 - center) * scale, exact in float32. */
-function xorshift(seed: number, n: number, center: number, scale: number): Float32Array {
-  let x = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    out[i] = ((x >>> 8) / 16777216 - center) * scale;
-  }
-  return out;
-}
-
-function decode(a: Arr): Float64Array {
-  const bytes = Buffer.from(a.data, 'base64');
-  const f = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  return Float64Array.from(f);
-}
-
-/** The reference gradient: stored, or expanded from its factors (sum over n of outer(u[n], v[n])). */
-function expand(g: Grad): Float64Array {
-  if (!('factors' in g)) return decode(g);
-  const { u, v } = g.factors;
-  const [n, r] = u.shape as [number, number];
-  const c = v.shape[1] as number;
-  const U = decode(u);
-  const V = decode(v);
-  const out = new Float64Array(r * c);
-  for (let k = 0; k < n; k++)
-    for (let i = 0; i < r; i++) {
-      const ui = U[k * r + i] as number;
-      for (let j = 0; j < c; j++) out[i * c + j] = (out[i * c + j] as number) + ui * (V[k * c + j] as number);
-    }
-  return out;
-}
-
-/** Largest |got - want| / (|want| + max|want|); must be <= RTOL. */
-function worst(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  expect(got.length).toBe(want.length);
-  let scale = 0;
-  for (let i = 0; i < want.length; i++) scale = Math.max(scale, Math.abs(want[i] as number));
-  let w = 0;
-  for (let i = 0; i < want.length; i++) {
-    const err = Math.abs((got[i] as number) - (want[i] as number)) / (Math.abs(want[i] as number) + scale);
-    w = Math.max(w, Number.isNaN(err) ? Number.POSITIVE_INFINITY : err);
-  }
-  return w;
-}
-
 const host = async (a: NDArray | undefined) => (await (a as NDArray).data()) as Float32Array;
-
-function inputsOf(specs: readonly InputSpec[]): Record<string, Float32Array> {
-  const out: Record<string, Float32Array> = {};
-  for (const s of specs) {
-    const v = xorshift(
-      s.seed,
-      s.shape.reduce((a, d) => a * d, 1),
-      s.center,
-      s.scale,
-    );
-    let sum = 0;
-    for (const x of v) sum += x;
-    expect(sum).toBeCloseTo(s.sum, 6); // regenerated exactly as the generator made them
-    out[s.name] = v;
-  }
-  return out;
-}
 
 describe('LeNet (SoftmaxOutput) against PyTorch', () => {
   it('forward output and every argument gradient, and the same gradients from imperative autograd', async () => {

@@ -96,11 +96,15 @@ export interface BoundGraph {
   readonly headGradNodes: readonly number[];
 }
 
-/** Build the forward (+ backward) graph for these gradient requests. */
+/**
+ * Build the forward (+ backward) graph for these gradient requests; `aggregateCap` is the gradient
+ * pass's ElementWiseSum/_grad_add threshold (MXNET_EXEC_INPLACE_GRAD_SUM_CAP, default 8).
+ */
 export function buildBoundGraph(
   registry: OpRegistry,
   layout: SymbolLayout,
   reqs: readonly GradReq[],
+  aggregateCap?: number,
 ): BoundGraph {
   const ys = layout.symbol.outputs;
   const xsIdx = reqs.flatMap((r, i) => (r === 'null' ? [] : [i]));
@@ -116,7 +120,14 @@ export function buildBoundGraph(
   }
   const headVars = layout.outputNames.map((name) => GraphNode.variable(`${name}_head_grad`));
   const xs = xsIdx.map((i) => entry(layout.argNodes[i] as GraphNode));
-  let grads = gradient({ registry, ys, yGrads: headVars.map((v) => entry(v)), xs, isTrain: true });
+  let grads = gradient({
+    registry,
+    ys,
+    yGrads: headVars.map((v) => entry(v)),
+    xs,
+    isTrain: true,
+    ...(aggregateCap !== undefined ? { aggregateCap } : {}),
+  });
 
   // Give an argument its own entry wherever writing (or adding) into its array in place of the
   // entry would be seen by someone else.

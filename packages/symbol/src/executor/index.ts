@@ -2,6 +2,7 @@
  * Executors (MXNet `simple_bind` / `bind` / `Executor`): a symbol bound to arrays, running forward
  * and backward as two node ranges of one compiled graph (@mx/ndarray's GraphRunner).
  */
+
 export {
   type ArraysSpec,
   type BindOptions,

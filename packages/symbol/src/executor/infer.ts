@@ -40,6 +40,7 @@ function diagnose<T>(
   show: (v: T) => string,
   what: 'shape' | 'dtype',
   e: unknown,
+  op: string,
 ): never {
   const idx = layout.forward;
   for (const [nid, value] of given) {
@@ -57,7 +58,7 @@ function diagnose<T>(
       throw new MXNetError(
         `${varKind(layout, nid)} ${name}: expected ${what} ${show(expected)}, given ${show(value)}`,
         {
-          op: 'bind',
+          op,
           hint: `the other arguments determine the ${what} of ${name}; bind an array of ${what} ${show(expected)}`,
           cause: e,
         },
@@ -72,19 +73,22 @@ const inferShapes = (idx: IndexedGraph, nodes: ReadonlyMap<number, Shape>) =>
 const inferTypes = (idx: IndexedGraph, nodes: ReadonlyMap<number, DTypeName>) =>
   inferType(idx, { nodes }).values;
 
-/** Infer the forward graph from the variables' known values (diagnosing contradictions). */
-export function inferForward(layout: SymbolLayout, known: KnownVars): EntryTypes {
+/**
+ * Infer the forward graph from the variables' known values (diagnosing contradictions); errors
+ * carry `op` (the API the caller used: bind, CachedOp).
+ */
+export function inferForward(layout: SymbolLayout, known: KnownVars, op = 'bind'): EntryTypes {
   let shapes: (Shape | undefined)[];
   let dtypes: (DTypeName | undefined)[];
   try {
     shapes = [...inferShapes(layout.forward, known.shapes)];
   } catch (e) {
-    diagnose(layout, known.shapes, inferShapes, sameShape, shapeToString, 'shape', e);
+    diagnose(layout, known.shapes, inferShapes, sameShape, shapeToString, 'shape', e, op);
   }
   try {
     dtypes = [...inferTypes(layout.forward, known.dtypes)];
   } catch (e) {
-    diagnose(layout, known.dtypes, inferTypes, (a, b) => a === b, String, 'dtype', e);
+    diagnose(layout, known.dtypes, inferTypes, (a, b) => a === b, String, 'dtype', e, op);
   }
   return { shapes, dtypes };
 }
@@ -111,6 +115,7 @@ export function inferBound(
   bound: BoundGraph,
   known: KnownVars,
   fwd: EntryTypes,
+  op = 'bind',
 ): EntryTypes {
   const idx = bound.idx;
   if (idx === layout.forward) return fwd;
@@ -137,7 +142,7 @@ export function inferBound(
       throw new MXNetError(
         `cannot infer the ${s === undefined || s.some((d) => d < 0) ? 'shape' : 'dtype'} of output ${eid - (idx.rowPtr[nid] as number)} of node ${node?.name} (${node?.op?.name ?? 'variable'})`,
         {
-          op: 'bind',
+          op,
           hint: 'the executor needs every shape and dtype; give the input shapes that determine it',
         },
       );

@@ -1,0 +1,60 @@
+/**
+ * The graph pipeline executors and CachedOps share (MXNet GraphExecutor's `InitGraph` / CachedOp's
+ * `SetForwardGraph`+`SetBackwardGraph`): build the bound graph (forward + gradient pass), infer it,
+ * fuse elementwise chains when enabled and re-infer, then plan memory. One function, so both get
+ * the same graph for the same symbol and settings.
+ */
+import { type IndexedGraph, type MemoryPlan, planMemory } from '@mx/graph';
+import { unusedEntries } from '@mx/ndarray';
+import type { OpRegistry } from '@mx/ops';
+import { fuseBound } from './fusion.js';
+import { type BoundGraph, buildBoundGraph, type GradReq, type SymbolLayout } from './graph.js';
+import { type EntryTypes, inferBound, type KnownVars } from './infer.js';
+import type { GraphSettings } from './settings.js';
+
+/** A bound graph ready to plan and run. */
+export interface CompiledGraph {
+  readonly bound: BoundGraph;
+  readonly types: EntryTypes;
+  /** Fused nodes in the graph (0 without fusion). */
+  readonly fusedNodes: number;
+  /** Original op nodes the fused nodes replace. */
+  readonly fusedOps: number;
+}
+
+/**
+ * Build, infer and (with `settings.fusion`) fuse the graph computing the symbol's outputs and the
+ * gradients `reqs` ask for. `fwd` is the forward inference from `known`; errors carry `op`.
+ */
+export function compileGraph(
+  registry: OpRegistry,
+  layout: SymbolLayout,
+  reqs: readonly GradReq[],
+  known: KnownVars,
+  fwd: EntryTypes,
+  settings: GraphSettings,
+  op = 'bind',
+): CompiledGraph {
+  const bound = buildBoundGraph(registry, layout, reqs, settings.aggregateCap);
+  const types = inferBound(layout, bound, known, fwd, op);
+  if (!settings.fusion) return { bound, types, fusedNodes: 0, fusedOps: 0 };
+  return fuseBound(bound, types, layout.symbol.outputs.length);
+}
+
+/** Memory plan of a compiled graph: `external` op outputs (bound gradient arrays) are not planned. */
+export function planGraph(
+  g: CompiledGraph,
+  settings: GraphSettings,
+  external: ReadonlySet<number> = new Set(),
+): { readonly plan: MemoryPlan; readonly unused: Set<number>; readonly idx: IndexedGraph } {
+  const idx = g.bound.idx;
+  const unused = unusedEntries(idx);
+  const plan = planMemory(idx, {
+    shapes: g.types.shapes,
+    dtypes: g.types.dtypes,
+    external,
+    unused,
+    ...settings.plan,
+  });
+  return { plan, unused, idx };
+}
