@@ -237,6 +237,24 @@ describe('bad input', () => {
     expect(() => y.backward(nd.array([1, 2, 3]))).toThrow(/head gradient 0 has shape \(3,\)/);
   });
 
+  it('a backward that throws leaves no gradient arrays behind', async () => {
+    class Broken extends autograd.Function {
+      forward(x: NDArray): NDArray {
+        return x.mul(2);
+      }
+      backward(): NDArray {
+        throw new Error('broken backward');
+      }
+    }
+    const x = nd.array([1, 2]).attachGrad();
+    await nd.leakCheck(async () => {
+      await nd.scope(() => {
+        const y = autograd.record(() => (new Broken().apply(x.exp()) as NDArray).mul(x).exp());
+        expect(() => y.backward()).toThrow(/broken backward/);
+      });
+    });
+  });
+
   it('leaves no arrays behind', async () => {
     const x = nd.array([1, 2]).attachGrad();
     await nd.leakCheck(async () => {

@@ -193,45 +193,59 @@ export function runBackward(
       const targetSet = new Set(targets.map((t) => t.node));
       const totals = new Map<AGNode, (NDArray | undefined)[]>();
 
-      for (let k = order.length - 1; k >= 0; k--) {
-        const node = order[k] as AGNode;
-        const slots = flowing.get(node);
-        flowing.delete(node);
-        const ograds: (NDArray | undefined)[] = node.outShapes.map((_, i) => {
-          const parts = slots?.[i];
-          return parts === undefined || parts.length === 0 ? undefined : sum(rt, parts);
-        });
-        if (node.variable !== undefined) {
-          const g = ograds[0];
-          if (writeVariables && g !== undefined) deliver(rt, node, g);
-          if (targetSet.has(node)) totals.set(node, ograds);
-          else g?.dispose();
-          continue;
-        }
-        if (targetSet.has(node))
-          totals.set(
-            node,
-            ograds.map((g) => g?.copy()),
-          );
-        const inGrads = node.custom !== undefined ? customGrads(rt, node, ograds) : opGrads(rt, node, ograds);
-        for (const g of ograds) g?.dispose();
-        inGrads.forEach((g, i) => {
-          if (g === undefined) return;
-          const e = node.inputs[i];
-          if (e == null) {
-            g.dispose();
-            return;
+      try {
+        for (let k = order.length - 1; k >= 0; k--) {
+          const node = order[k] as AGNode;
+          const slots = flowing.get(node);
+          flowing.delete(node);
+          const ograds: (NDArray | undefined)[] = node.outShapes.map((_, i) => {
+            const parts = slots?.[i];
+            return parts === undefined || parts.length === 0 ? undefined : sum(rt, parts);
+          });
+          if (node.variable !== undefined) {
+            const g = ograds[0];
+            if (writeVariables && g !== undefined) deliver(rt, node, g);
+            if (targetSet.has(node)) totals.set(node, ograds);
+            else g?.dispose();
+            continue;
           }
-          const want = node.inShapes[i] as readonly number[];
-          if (g.shape.length !== want.length || g.shape.some((d, j) => d !== want[j])) {
-            throw new MXNetError(
-              `gradient of input ${i} has shape ${shapeToString(g.shape)}, the input has ${shapeToString(want)}`,
-              { op: node.op?.name ?? node.custom?.name ?? 'backward', shapes: [want, g.shape] },
+          if (targetSet.has(node))
+            totals.set(
+              node,
+              ograds.map((g) => g?.copy()),
             );
+          let inGrads: (NDArray | undefined)[];
+          try {
+            inGrads = node.custom !== undefined ? customGrads(rt, node, ograds) : opGrads(rt, node, ograds);
+          } finally {
+            for (const g of ograds) g?.dispose();
           }
-          push(e, g);
-        });
-        if (options.retainGraph !== true) release(node);
+          inGrads.forEach((g, i) => {
+            if (g === undefined) return;
+            const e = node.inputs[i];
+            if (e == null) {
+              g.dispose();
+              return;
+            }
+            const want = node.inShapes[i] as readonly number[];
+            if (g.shape.length !== want.length || g.shape.some((d, j) => d !== want[j])) {
+              throw new MXNetError(
+                `gradient of input ${i} has shape ${shapeToString(g.shape)}, the input has ${shapeToString(want)}`,
+                { op: node.op?.name ?? node.custom?.name ?? 'backward', shapes: [want, g.shape] },
+              );
+            }
+            push(e, g);
+          });
+          if (options.retainGraph !== true) release(node);
+        }
+      } catch (e) {
+        // A failing gradient (a custom backward that throws, a shape mismatch) leaves no
+        // gradient arrays behind: what was flowing and what was collected is released.
+        for (const slots of flowing.values()) for (const s of slots) for (const g of s) g.dispose();
+        for (const gs of totals.values()) for (const g of gs) g?.dispose();
+        // The pass is over either way: without retainGraph the saved values go, as after success.
+        if (options.retainGraph !== true) for (const n of order) release(n);
+        throw e;
       }
       for (const slots of flowing.values()) for (const s of slots) for (const g of s) g.dispose();
       return targets.map((t) => totals.get(t.node)?.[t.index]);
@@ -264,8 +278,12 @@ function customGrads(
     created.push(z);
     return z;
   });
-  const res = custom.backward(full);
-  for (const z of created) z.dispose();
+  let res: readonly (NDArray | null | undefined)[];
+  try {
+    res = custom.backward(full);
+  } finally {
+    for (const z of created) z.dispose();
+  }
   if (res.length !== node.inputs.length) {
     throw new MXNetError(`backward returned ${res.length} gradients for ${node.inputs.length} inputs`, {
       op: custom.name,
