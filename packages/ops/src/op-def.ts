@@ -76,6 +76,13 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
   /** MXNet `TIsBackward`. */
   readonly isBackward?: boolean;
   /**
+   * MXNet's `FSetInputVarAttrOnCompose`: the `__init__` attribute (an initializer in MXNet's JSON
+   * form, e.g. `["zero", {}]`) the symbol layer gives an input variable, by input index, when the
+   * variable has none — BatchNorm's moving statistics, LeakyReLU's gamma. Old symbol files get the
+   * same on load.
+   */
+  readonly inputVarInit?: Readonly<Record<number, string>>;
+  /**
    * MXNet's FExecType kCrossDeviceCopy: the op moves data between devices and is run by the array
    * layer through the backends' transfer functions instead of a kernel (`_copyto`).
    */

@@ -164,27 +164,14 @@ function addMissingInputs(nodes: readonly WorkNode[], ctx: UpgradeContext): void
 }
 
 /**
- * Initializers MXNet's `FSetInputVarAttrOnCompose` gives input variables (by op and input index);
+ * Initializers MXNet's `FSetInputVarAttrOnCompose` gives input variables (the ops' `inputVarInit`);
  * `UpgradeJSON_000903_000904` applies them to files before 0.9.4.
  */
-const COMPOSE_INIT: Readonly<Record<string, Readonly<Record<number, string>>>> = (() => {
-  const batchNorm = { 3: '["zero", {}]', 4: '["one", {}]' };
-  return {
-    BatchNorm: batchNorm,
-    BatchNorm_v1: batchNorm,
-    CuDNNBatchNorm: batchNorm,
-    _contrib_BatchNormWithReLU: batchNorm,
-    _contrib_SyncBatchNorm: batchNorm,
-    LeakyReLU: { 1: '["Constant", {"value": 0.25}]' },
-    IdentityAttachKLSparseReg: { 1: '["zero", {}]' },
-    UpSampling: { 1: '["bilinear", {}]' },
-  };
-})();
 
 function setInputVarInit(nodes: readonly WorkNode[]): void {
   for (const node of nodes) {
-    if (node.op === null || !Object.hasOwn(COMPOSE_INIT, node.op.name)) continue;
-    const inits = COMPOSE_INIT[node.op.name] as Readonly<Record<number, string>>;
+    const inits = node.op?.def.inputVarInit;
+    if (inits === undefined) continue;
     node.inputs.forEach((e, i) => {
       const init = inits[i];
       if (init !== undefined && e.node.op === null && !e.node.attrs.has('__init__')) {

@@ -30,15 +30,6 @@ export interface CreateContext {
   symbol(outputs: readonly NodeEntry[]): Symbol;
 }
 
-/**
- * MXNet's FSetInputVarAttrOnCompose: `__init__` of state variables, set when the variable has none
- * (batch_norm.cc, leaky_relu.cc). Keyed by op name; inputs by position.
- */
-const INPUT_VAR_INIT: Readonly<Record<string, Readonly<Record<number, string>>>> = {
-  BatchNorm: { 3: '["zero", {}]', 4: '["one", {}]' },
-  LeakyReLU: { 1: '["Constant", {"value": 0.25}]' },
-};
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Symbol);
 
@@ -198,7 +189,7 @@ export function createOpSymbol(
     const e = finalEntries[i] as NodeEntry;
     ctx.versions.atLeast(e.node, e.version);
   }
-  const init = INPUT_VAR_INIT[op.name];
+  const init = op.def.inputVarInit;
   if (init !== undefined) {
     finalEntries.forEach((e, i) => {
       const value = init[i];

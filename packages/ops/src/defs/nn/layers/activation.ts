@@ -145,6 +145,7 @@ export function registerActivations(registry: OpRegistry): void {
 
   registry.define({
     name: 'LeakyReLU',
+    inputVarInit: { 1: '["Constant", {"value": 0.25}]' },
     aliases: ['_npx_leaky_relu'],
     doc: 'Leaky ReLU family: leaky, prelu (learned gamma), rrelu (random slope), elu, selu, gelu_erf, gelu_tanh.',
     params: LEAKY_PARAMS,

@@ -136,6 +136,7 @@ const BN_BACKWARD_INPUTS = ['ograd', 'mean', 'var', 'data', 'gamma', 'beta', 'mo
 export function registerBatchNorm(registry: OpRegistry): void {
   registry.define({
     name: 'BatchNorm',
+    inputVarInit: { 3: '["zero", {}]', 4: '["one", {}]' },
     aliases: ['_npx_batch_norm'],
     doc:
       'Batch normalization. Normalizes a data batch by mean and variance, and applies a scale gamma as ' +

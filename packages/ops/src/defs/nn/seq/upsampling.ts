@@ -151,6 +151,7 @@ const argNames = (n: number) => Array.from({ length: n }, (_, i) => `arg${i}`);
 export function registerUpSampling(registry: OpRegistry): void {
   registry.define({
     name: 'UpSampling',
+    inputVarInit: { 1: '["bilinear", {}]' },
     doc: 'Upsamples the given input data (NCHW) by nearest neighbour or bilinear (deconvolution) interpolation.',
     params,
     numInputs: (a) => (isNearest(a) ? a.num_args : 2),
