@@ -6,7 +6,8 @@
  * Every op takes `(weight, grad, states...)` and returns the updated weight as its one output; the
  * states (mom, mean, var, n, z, delta, the float32 master copy `weight32`) are written in place and
  * listed in `mutateInputs` (MXNet FMutateInputs). Optimizers call them with `out=weight`, and
- * kernels must give the same result when the output is the weight's own memory.
+ * kernels must give the same result when the output is the weight's own memory: every op declares
+ * (weight, output) in place, so such a call writes the weight directly instead of staging a copy.
  *
  * The formulas, including where clipping applies (to rescale_grad*grad only for sgd/nag/signum, to
  * the gradient plus wd*weight for adam/rmsprop) and epsilon placement, are MXNet's kernels'. Like
@@ -49,6 +50,9 @@ interface UpdateSpec<S extends ParamSchema> {
   readonly sameType?: readonly number[];
 }
 
+/** The updated weight may be written over the weight (`out=weight`). */
+const WEIGHT_INPLACE: readonly (readonly [number, number])[] = Object.freeze([[0, 0] as const]);
+
 function defineUpdate<S extends ParamSchema>(registry: OpRegistry, spec: UpdateSpec<S>): void {
   const { name, inputs, mutate } = spec;
   const f32 = spec.f32 ?? [];
@@ -63,6 +67,7 @@ function defineUpdate<S extends ParamSchema>(registry: OpRegistry, spec: UpdateS
     numInputs: inputs.length,
     listInputNames: inputs,
     mutateInputs: () => mutated,
+    inplaceOption: () => WEIGHT_INPLACE,
     inferShape: (attrs, inShapes, outShapes) =>
       sameShapes(name, inputs, attrs, inShapes, outShapes, shapeIdx),
     inferType: (_attrs, inTypes, outTypes) => optimizerTypes(name, inputs, inTypes, outTypes, typeIdx, f32),
@@ -137,6 +142,7 @@ function defineAdamW(registry: OpRegistry, mp: boolean): void {
     numInputs: inputs.length,
     listInputNames: inputs,
     mutateInputs: () => mutated,
+    inplaceOption: () => WEIGHT_INPLACE,
     inferShape: adamWShape(name, inputs, n),
     inferType: (_a, inTypes, outTypes) =>
       optimizerTypes(name, inputs, inTypes, outTypes, range(nIn), range(inputs.length).slice(nIn)),
@@ -344,6 +350,7 @@ function registerLambPhase2(registry: OpRegistry): void {
     },
     numInputs: 4,
     listInputNames: inputs,
+    inplaceOption: () => WEIGHT_INPLACE,
     inferShape(attrs, inShapes, outShapes) {
       for (const i of [2, 3]) {
         const s = inShapes[i];
