@@ -14,7 +14,7 @@ import { NDArray, type Runtime } from '@mx/ndarray';
 import type { StorageType } from '@mx/ops';
 import { createExecutor, type Executor, live } from './executor.js';
 import { type GradReq, type SymbolLayout, type SymbolLike, symbolLayout } from './graph.js';
-import { inferForward, unknownVars } from './infer.js';
+import { type EntryTypes, inferForward, type KnownVars, unknownVars } from './infer.js';
 
 /** Gradient requests: one for all arguments, one per argument, or by argument name. */
 export type GradReqSpec = GradReq | readonly GradReq[] | Readonly<Record<string, GradReq>>;
@@ -154,12 +154,13 @@ function checkDevice(a: NDArray, what: string, ctx: Context): void {
 }
 
 /**
- * Bind a symbol with arrays it allocates itself (MXNet `simple_bind`): every argument, gradient
- * (for gradReq ≠ null) and aux state is a new zero array of the inferred shape and dtype.
+ * What `simpleBind` infers before it allocates: the gradient requests and every variable's shape and
+ * dtype (MXNetError when some cannot be inferred from the given shapes).
  */
-export function simpleBind(rt: Runtime, symbol: SymbolLike, options: SimpleBindOptions): Executor {
-  const layout = symbolLayout(symbol);
-  const ctx = options.ctx ?? rt.defaultContext;
+export function simpleBindTypes(
+  layout: SymbolLayout,
+  options: Pick<SimpleBindOptions, 'stypes' | 'gradReq' | 'shapes' | 'dtypes'>,
+): { readonly reqs: GradReq[]; readonly types: EntryTypes; readonly known: KnownVars } {
   for (const [name, st] of Object.entries(options.stypes ?? {})) {
     if (st !== 'default') {
       throw new MXNetError(`${name}: storage type ${st} is not supported by executors yet`, {
@@ -205,6 +206,18 @@ export function simpleBind(rt: Runtime, symbol: SymbolLike, options: SimpleBindO
       },
     );
   }
+  return { reqs, types: t, known };
+}
+
+/**
+ * Bind a symbol with arrays it allocates itself (MXNet `simple_bind`): every argument, gradient
+ * (for gradReq ≠ null) and aux state is a new zero array of the inferred shape and dtype.
+ */
+export function simpleBind(rt: Runtime, symbol: SymbolLike, options: SimpleBindOptions): Executor {
+  const layout = symbolLayout(symbol);
+  const ctx = options.ctx ?? rt.defaultContext;
+  const { reqs, types: t } = simpleBindTypes(layout, options);
+  const idx = layout.forward;
   const owned: NDArray[] = [];
   try {
     const alloc = (n: GraphNode) => {

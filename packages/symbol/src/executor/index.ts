@@ -13,3 +13,4 @@ export {
 } from './bind.js';
 export { Executor, type ForwardArgs, type ReshapeOptions } from './executor.js';
 export type { GradReq, SymbolLike } from './graph.js';
+export { type BindPlan, type PlanBindOptions, planBind } from './plan.js';
