@@ -1,10 +1,11 @@
 /**
- * Test helpers: symbols built straight from graph nodes (the executor depends only on
- * `{ outputs }`, so its tests do not wait for the Symbol API), and the test networks — LeNet and
- * the MLP of the golden generator (tools/golden/graph/executor.py), with MXNet's argument names.
+ * Test helpers: symbols built straight from graph nodes (`Builder`: the executor depends only on
+ * `{ outputs }`), and the test networks built with `sym.*` as a user writes them — LeNet and the
+ * MLP of the golden generator (tools/golden/graph/executor.py), with MXNet's argument names.
  */
 import { entry, GraphNode, type NodeEntry } from '@mx/graph';
 import type { OpRegistry } from '@mx/ops';
+import { SymbolApi } from '../symbol/index.js';
 import type { SymbolLike } from './graph.js';
 
 export class Builder {
@@ -29,31 +30,33 @@ export class Builder {
   }
 }
 
-/** LeNet with SoftmaxOutput (arguments: data, conv1_*, conv2_*, fc1_*, fc2_*, softmax_label). */
+/** LeNet with SoftmaxOutput (arguments: data, conv1_*, conv2_*, fc1_*, fc2_*, softmax_label), built with sym.*. */
 export function lenet(b: Builder): SymbolLike {
-  let x = b.v('data');
-  x = b.layer('Convolution', 'conv1', x, { kernel: '(5, 5)', num_filter: 20 });
-  x = b.op('Activation', 'tanh1', [x], { act_type: 'tanh' });
-  x = b.op('Pooling', 'pool1', [x], { kernel: '(2, 2)', stride: '(2, 2)', pool_type: 'max' });
-  x = b.layer('Convolution', 'conv2', x, { kernel: '(5, 5)', num_filter: 50 });
-  x = b.op('Activation', 'tanh2', [x], { act_type: 'tanh' });
-  x = b.op('Pooling', 'pool2', [x], { kernel: '(2, 2)', stride: '(2, 2)', pool_type: 'max' });
-  x = b.op('Flatten', 'flatten', [x]);
-  x = b.layer('FullyConnected', 'fc1', x, { num_hidden: 500 });
-  x = b.op('Activation', 'tanh3', [x], { act_type: 'tanh' });
-  x = b.layer('FullyConnected', 'fc2', x, { num_hidden: 10 });
-  return b.sym(b.op('SoftmaxOutput', 'softmax', [x, b.v('softmax_label')]));
+  const sym = new SymbolApi(b.registry);
+  let x = sym.var('data');
+  x = sym.Convolution(x, { kernel: [5, 5], num_filter: 20, name: 'conv1' });
+  x = sym.Activation(x, { act_type: 'tanh', name: 'tanh1' });
+  x = sym.Pooling(x, { kernel: [2, 2], stride: [2, 2], pool_type: 'max', name: 'pool1' });
+  x = sym.Convolution(x, { kernel: [5, 5], num_filter: 50, name: 'conv2' });
+  x = sym.Activation(x, { act_type: 'tanh', name: 'tanh2' });
+  x = sym.Pooling(x, { kernel: [2, 2], stride: [2, 2], pool_type: 'max', name: 'pool2' });
+  x = sym.Flatten(x, { name: 'flatten' });
+  x = sym.FullyConnected(x, { num_hidden: 500, name: 'fc1' });
+  x = sym.Activation(x, { act_type: 'tanh', name: 'tanh3' });
+  x = sym.FullyConnected(x, { num_hidden: 10, name: 'fc2' });
+  return sym.SoftmaxOutput(x, { name: 'softmax' });
 }
 
-/** MLP 784-128-64-10 (relu) with Gluon's SoftmaxCrossEntropyLoss: -pick(log_softmax(x), label). */
+/** MLP 784-128-64-10 (relu) with Gluon's SoftmaxCrossEntropyLoss: -pick(log_softmax(x), label), built with sym.*. */
 export function mlp(b: Builder): SymbolLike {
-  let x = b.v('data');
-  x = b.layer('FullyConnected', 'fc1', x, { num_hidden: 128 });
-  x = b.op('Activation', 'relu1', [x], { act_type: 'relu' });
-  x = b.layer('FullyConnected', 'fc2', x, { num_hidden: 64 });
-  x = b.op('Activation', 'relu2', [x], { act_type: 'relu' });
-  x = b.layer('FullyConnected', 'fc3', x, { num_hidden: 10 });
-  x = b.op('log_softmax', 'log_softmax', [x], { axis: -1 });
-  x = b.op('pick', 'pick', [x, b.v('label')], { axis: -1 });
-  return b.sym(b.op('negative', 'loss', [x]));
+  const sym = new SymbolApi(b.registry);
+  let x = sym.var('data');
+  x = sym.FullyConnected(x, { num_hidden: 128, name: 'fc1' });
+  x = sym.Activation(x, { act_type: 'relu', name: 'relu1' });
+  x = sym.FullyConnected(x, { num_hidden: 64, name: 'fc2' });
+  x = sym.Activation(x, { act_type: 'relu', name: 'relu2' });
+  x = sym.FullyConnected(x, { num_hidden: 10, name: 'fc3' });
+  x = sym.log_softmax(x, { axis: -1, name: 'log_softmax' });
+  x = sym.pick(x, sym.var('label'), { axis: -1, name: 'pick' });
+  return sym.negative(x, { name: 'loss' });
 }
