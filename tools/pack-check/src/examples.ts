@@ -34,6 +34,8 @@ export interface Example {
 
 /** Examples that read @mx/io's embedded data files (node:fs) cannot run in a page. */
 const NEEDS_NODE_FILES = /\b(mnistTrainIter|mnistValIter|embeddedMnist)\s*\(/;
+/** Examples importing Node built-ins (temporary folders for checkpoint files) cannot run in a page. */
+const NODE_BUILTINS = /from\s+'node:[a-z_/]+'/;
 /** A statement saving to a path: dropped from the browser form (it prints nothing). */
 const SAVE_TO_PATH = /^\s*await nd\.save\(\s*'[^']*'.*$\n?/gm;
 
@@ -41,6 +43,7 @@ function browserForm(code: string, expected: readonly string[]): Example['browse
   if (NEEDS_NODE_FILES.test(code)) {
     return { skip: "reads @mx/io's embedded MNIST files, which needs node:fs" };
   }
+  if (NODE_BUILTINS.test(code)) return { skip: 'imports Node built-ins (files on disk)' };
   const withoutSave = code.replace(SAVE_TO_PATH, '');
   return withoutSave === code
     ? { code, expected }
