@@ -219,7 +219,8 @@ export function allocateMemory(m: MemoryInputs): GraphMemory {
   }
 }
 
-function checkExternal(
+/** Check an array given for an external entry: live, same runtime, the entry's shape, dtype and device. */
+export function checkExternal(
   rt: Runtime,
   idx: IndexedGraph,
   eid: number,
@@ -227,20 +228,20 @@ function checkExternal(
   shape: Shape,
   dtype: DTypeName,
   ctx: Context,
+  op = 'GraphRunner',
 ): void {
-  a.checkLive('GraphRunner');
-  const where = describeEntry(idx, eid);
+  a.checkLive(op);
   if (a.runtime !== rt) {
-    throw new MXNetError(`${where}: the array given for it belongs to another runtime`, {
-      op: 'GraphRunner',
+    throw new MXNetError(`${describeEntry(idx, eid)}: the array given for it belongs to another runtime`, {
+      op,
     });
   }
   const same = a.shape.length === shape.length && a.shape.every((d, i) => d === shape[i]);
   if (!same || a.dtype !== dtype || a.ctx !== ctx) {
     throw new MXNetError(
-      `${where}: expected ${dtype} ${shapeToString(shape)} on ${ctx}, given ${a.dtype} ${shapeToString(a.shape)} on ${a.ctx}`,
+      `${describeEntry(idx, eid)}: expected ${dtype} ${shapeToString(shape)} on ${ctx}, given ${a.dtype} ${shapeToString(a.shape)} on ${a.ctx}`,
       {
-        op: 'GraphRunner',
+        op,
         shapes: [shape, a.shape],
         dtypes: [dtype, a.dtype],
         device: ctx.toString(),

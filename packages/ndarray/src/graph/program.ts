@@ -5,6 +5,8 @@
  * execution, `MXNET_EXEC_BULK_EXEC_*`). A segment reads the vars of what it takes from outside
  * and writes the vars of everything it produces, so running a graph step costs one push per
  * segment and a loop over prebuilt arrays — no parsing, inference, allocation or var dedup.
+ * Steps and segments are never changed once built: a rebind makes new ones, so an engine op
+ * already pushed runs with the blobs and vars it was pushed with.
  *
  * Synchronous kernels of a segment run back to back in one `pushSync`; asynchronous kernels
  * (webgpu) run in one `pushAsync` whose steps start each after the previous one called
@@ -23,6 +25,8 @@ import type { Attrs, FCompute, OpContext, OpReqType, TBlob } from '@mx/ops';
 
 /** One op node, ready to run. */
 export interface Step {
+  /** Node id in the graph. */
+  readonly nid: number;
   /** Node name and op, for errors and profiles. */
   readonly node: string;
   readonly op: string;
@@ -40,6 +44,10 @@ export interface Step {
   /** Entry ids read (inputs) and written (outputs). */
   readonly inEntries: readonly number[];
   readonly outEntries: readonly number[];
+  /** Entry ids of the inputs the op writes (FMutateInputs: aux states). */
+  readonly mutatedEntries: readonly number[];
+  /** Vars of the requested resources (written by the step). */
+  readonly resourceVars: readonly Var[];
   /** Vars read besides the inputs' (accumulated or partially written outputs). */
   readonly extraReads: readonly Var[];
   /** Vars written besides the outputs' (mutated inputs, resources). */
@@ -240,6 +248,11 @@ class AsyncSegment implements Segment {
   }
 }
 
+/** One segment of `steps` (all synchronous or all asynchronous), reading and writing `vars`. */
+export function makeSegment(steps: readonly Step[], ctx: Context, vars: readonly Var[]): Segment {
+  return (steps[0] as Step).async ? new AsyncSegment(steps, ctx, vars) : new SyncSegment(steps, ctx, vars);
+}
+
 /**
  * Group `steps` (in graph order) into segments of at most `bulkSize` steps; a change between
  * synchronous and asynchronous kernels always starts a new segment.
@@ -254,7 +267,7 @@ export function buildSegments(
   let cur: Step[] = [];
   const flush = () => {
     if (cur.length === 0) return;
-    out.push((cur[0] as Step).async ? new AsyncSegment(cur, ctx, vars) : new SyncSegment(cur, ctx, vars));
+    out.push(makeSegment(cur, ctx, vars));
     cur = [];
   };
   const size = Math.max(1, bulkSize);

@@ -8,17 +8,20 @@
  * the first run of that range and cached. Everything the runner allocated is released by
  * `dispose`; the caller's (external) arrays are never touched.
  *
+ * `rebind` swaps the arrays of external entries (a CachedOp binds each call's inputs, outputs and
+ * gradients that way): the affected steps are re-bound (step.ts) and only the cached segments that
+ * hold them are rebuilt, so a call costs a rebind and a run, not a new runner.
+ *
  * It is low-level and public: the symbol package's Executor and Gluon's CachedOp are built on it.
  */
 import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
-import type { Var } from '@mx/engine';
 import type { IndexedGraph, MemoryPlan } from '@mx/graph';
-import { type Kernel, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
-import { coversChunk } from '../invoke.js';
+import type { TBlob } from '@mx/ops';
 import type { NDArray } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
-import { allocateMemory, describeEntry, type GraphMemory, windowOn } from './memory.js';
-import { buildSegments, type Segment, type Step } from './program.js';
+import { allocateMemory, checkExternal, describeEntry, type GraphMemory, windowOn } from './memory.js';
+import { buildSegments, makeSegment, type Segment, type Step } from './program.js';
+import { bindStep, compileStep } from './step.js';
 
 /** MXNet's `MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN` default: nodes per bulk segment in training. */
 export const DEFAULT_BULK_SIZE = 15;
@@ -36,7 +39,8 @@ export interface GraphRunnerOptions {
   readonly ctx?: Context;
   /**
    * Arrays for entries whose memory comes from outside, by entry id: every variable (arguments,
-   * aux states, head gradients) and any op output bound to a caller's array (gradients).
+   * aux states, head gradients) and any op output bound to a caller's array (gradients). Swap
+   * them later with {@link GraphRunner.rebind}.
    */
   readonly external?: ReadonlyMap<number, NDArray>;
   /** External op outputs the op adds into instead of overwriting (gradients bound with gradReq 'add'). */
@@ -64,6 +68,12 @@ export interface GraphRunOptions {
   readonly bulkSize?: number;
 }
 
+/** A cached program: its segments, current as of a rebind version. */
+interface Program {
+  readonly segments: Segment[];
+  version: number;
+}
+
 /** Entries no node reads and the graph does not output: their ops get req null. */
 export function unusedEntries(idx: IndexedGraph): Set<number> {
   const used = new Uint8Array(idx.numNodeEntries);
@@ -87,12 +97,18 @@ export class GraphRunner {
   readonly ctx: Context;
   readonly #rt: Runtime;
   readonly #memory: GraphMemory;
-  /** Step of each node id (undefined for variables). */
+  /** Step of each node id (undefined for variables); replaced (never changed) by a rebind. */
   readonly #steps: (Step | undefined)[];
-  readonly #programs = new Map<number, Segment[]>();
-  readonly #sizedPrograms = new Map<string, Segment[]>();
+  readonly #programs = new Map<number, Program>();
+  readonly #sizedPrograms = new Map<string, Program>();
   readonly #views = new Map<number, NDArray>();
-  readonly #external: ReadonlyMap<number, NDArray>;
+  readonly #external: Map<number, NDArray>;
+  readonly #shapes: readonly (Shape | undefined)[];
+  readonly #dtypes: readonly (DTypeName | undefined)[];
+  /** Node ids reading or writing each entry (built on the first rebind). */
+  #users: number[][] | undefined;
+  /** Bumped by each rebind that changed something: cached programs of an older one are refreshed. */
+  #version = 0;
   readonly #bulkSize: number;
   readonly #inferenceBulkSize: number;
   #disposed = false;
@@ -104,6 +120,8 @@ export class GraphRunner {
     this.#rt = rt;
     this.ctx = options.ctx ?? rt.defaultContext;
     this.#external = new Map(options.external ?? []);
+    this.#shapes = options.shapes;
+    this.#dtypes = options.dtypes;
     this.#bulkSize = options.bulkSize ?? DEFAULT_BULK_SIZE;
     this.#inferenceBulkSize = options.inferenceBulkSize ?? Number.POSITIVE_INFINITY;
     checkSizes(idx, options);
@@ -128,9 +146,16 @@ export class GraphRunner {
       shared: options.shared === undefined ? undefined : options.shared.#memory.pool,
     });
     try {
-      this.#steps = idx.nodes.map((_, nid) =>
-        compileStep(rt, this, nid, this.#memory, options, unused, addTo, this.#external),
-      );
+      const inputs = {
+        rt,
+        runner: this,
+        mem: this.#memory,
+        options,
+        unused,
+        addTo,
+        external: this.#external,
+      };
+      this.#steps = idx.nodes.map((_, nid) => compileStep(nid, inputs));
     } catch (e) {
       for (const a of this.#memory.owned) a.dispose();
       throw e;
@@ -189,33 +214,122 @@ export class GraphRunner {
     return this.#program(from, to, options).map((seg) => seg.steps.map((s) => s.node));
   }
 
+  /**
+   * Bind other arrays to external entries (MXNet CachedOp binding each call's inputs and outputs):
+   * each must have the entry's shape, dtype and device, like the arrays given at creation. Nothing
+   * is compiled or allocated: the steps touching a rebound entry get the new blobs and vars, and
+   * the cached engine ops (segments) holding them are rebuilt on their next run. Safe with ops
+   * already pushed: they run on the arrays they were pushed with (which the caller may dispose at
+   * once: an array's memory is freed after the ops pushed on it), and the engine orders the next
+   * runs after them through the vars of the runner's own memory. On any bad array it throws an
+   * MXNetError and changes nothing.
+   */
+  rebind(arrays: ReadonlyMap<number, NDArray>): void {
+    this.#checkLive('rebind');
+    const idx = this.graph;
+    const changed: [number, NDArray][] = [];
+    for (const [eid, a] of arrays) {
+      const old = this.#external.get(eid);
+      if (old === undefined) {
+        const where =
+          Number.isInteger(eid) && eid >= 0 && eid < idx.numNodeEntries
+            ? describeEntry(idx, eid)
+            : `entry ${eid}`;
+        throw new MXNetError(`${where}: is not bound to an external array, so it cannot be rebound`, {
+          op: 'GraphRunner.rebind',
+          hint: 'rebind only entries given in `external` when the runner was created',
+        });
+      }
+      checkExternal(
+        this.#rt,
+        idx,
+        eid,
+        a,
+        this.#shapes[eid] as Shape,
+        this.#dtypes[eid] as DTypeName,
+        this.ctx,
+        'GraphRunner.rebind',
+      );
+      if (a !== old) changed.push([eid, a]);
+    }
+    if (changed.length === 0) return;
+    const mem = this.#memory;
+    const users = this.#entryUsers();
+    const touched = new Set<number>();
+    for (const [eid, a] of changed) {
+      this.#external.set(eid, a);
+      mem.blobs[eid] = a.blob();
+      mem.vars[eid] = a.chunkVar;
+      mem.bases[eid] = a;
+      for (const nid of users[eid] as number[]) touched.add(nid);
+    }
+    for (const nid of touched) this.#steps[nid] = bindStep(this.#steps[nid] as Step, mem, this.#external);
+    this.#version++;
+  }
+
   /** The compiled program of a range: cached by a number key, or a string key for a given bulk size. */
   #program(from: number, to: number, options: GraphRunOptions | undefined): Segment[] {
     const isTrain = options?.isTrain === true;
     const bulk = options?.bulkSize;
+    let program: Program | undefined;
     if (bulk === undefined) {
       const n = this.graph.nodes.length;
       const key = ((isTrain ? n + 1 : 0) + from) * (n + 1) + to;
-      let program = this.#programs.get(key);
+      program = this.#programs.get(key);
       if (program === undefined) {
         program = this.#compile(from, to, isTrain ? this.#bulkSize : this.#inferenceBulkSize);
         this.#programs.set(key, program);
       }
-      return program;
+    } else {
+      if (!(bulk >= 1)) {
+        throw new MXNetError(`bulkSize must be at least 1, got ${bulk}`, { op: 'GraphRunner.run' });
+      }
+      const key = `${from}:${to}:${bulk}`;
+      program = this.#sizedPrograms.get(key);
+      if (program === undefined) {
+        program = this.#compile(from, to, bulk);
+        this.#sizedPrograms.set(key, program);
+      }
     }
-    if (!(bulk >= 1)) {
-      throw new MXNetError(`bulkSize must be at least 1, got ${bulk}`, { op: 'GraphRunner.run' });
-    }
-    const key = `${from}:${to}:${bulk}`;
-    let program = this.#sizedPrograms.get(key);
-    if (program === undefined) {
-      program = this.#compile(from, to, bulk);
-      this.#sizedPrograms.set(key, program);
-    }
-    return program;
+    if (program.version !== this.#version) this.#refresh(program);
+    return program.segments;
   }
 
-  #compile(from: number, to: number, bulkSize: number): Segment[] {
+  /**
+   * Rebuild the segments of `program` holding steps a rebind replaced. A segment is immutable (the
+   * engine may still hold one pushed earlier), so a new one takes its place in the list.
+   */
+  #refresh(program: Program): void {
+    const segments = program.segments;
+    const steps = this.#steps;
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i] as Segment;
+      if (seg.steps.every((s) => steps[s.nid] === s)) continue;
+      segments[i] = makeSegment(
+        seg.steps.map((s) => steps[s.nid] as Step),
+        this.ctx,
+        this.#memory.vars,
+      );
+    }
+    program.version = this.#version;
+  }
+
+  /** Node ids whose step reads or writes each entry. */
+  #entryUsers(): number[][] {
+    if (this.#users !== undefined) return this.#users;
+    const users: number[][] = Array.from({ length: this.graph.numNodeEntries }, () => []);
+    for (const s of this.#steps) {
+      if (s === undefined) continue;
+      for (const eid of [...s.inEntries, ...s.outEntries]) {
+        const list = users[eid] as number[];
+        if (list[list.length - 1] !== s.nid) list.push(s.nid);
+      }
+    }
+    this.#users = users;
+    return users;
+  }
+
+  #compile(from: number, to: number, bulkSize: number): Program {
     const n = this.graph.nodes.length;
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > n || from > to) {
       throw new MXNetError(`node range [${from}, ${to}) is not inside the graph's [0, ${n})`, {
@@ -227,7 +341,7 @@ export class GraphRunner {
       const s = this.#steps[nid];
       if (s !== undefined) steps.push(s);
     }
-    return buildSegments(steps, bulkSize, this.ctx, this.#memory.vars);
+    return { segments: buildSegments(steps, bulkSize, this.ctx, this.#memory.vars), version: this.#version };
   }
 
   /** Release the runner's memory (after the ops already pushed on it). External arrays stay. */
@@ -276,112 +390,4 @@ function checkSizes(idx: IndexedGraph, o: GraphRunnerOptions): void {
       hint: 'infer shapes/dtypes and plan memory on this same graph',
     });
   }
-}
-
-function compileStep(
-  rt: Runtime,
-  runner: GraphRunner,
-  nid: number,
-  mem: GraphMemory,
-  options: GraphRunnerOptions,
-  unused: ReadonlySet<number>,
-  addTo: ReadonlySet<number>,
-  external: ReadonlyMap<number, NDArray>,
-): Step | undefined {
-  const idx = runner.graph;
-  const { node, inputs } = idx.nodes[nid] as IndexedGraph['nodes'][number];
-  const op = node.op;
-  if (op === null) return undefined;
-  const ctx = runner.ctx;
-  const attrs = node.parsed;
-  const inEntries = inputs.map((e) => idx.entryId(e));
-  const nOut = node.numOutputs();
-  const first = idx.rowPtr[nid] as number;
-  const outEntries = Array.from({ length: nOut }, (_, i) => first + i);
-  const inTypes = inEntries.map((e) => options.dtypes[e] as DTypeName);
-  const outTypes = outEntries.map((e) => options.dtypes[e] as DTypeName);
-  const fail = (message: string, hint?: string): never => {
-    throw new MXNetError(`node ${node.name} (${op.name}): ${message}`, {
-      op: op.name,
-      params: node.attrs,
-      shapes: inEntries.map((e) => options.shapes[e] as Shape),
-      dtypes: inTypes,
-      device: ctx.toString(),
-      hint,
-    });
-  };
-  if (op.def.crossDeviceCopy) fail('cross-device copies are not supported inside a bound graph yet');
-  const backend = rt.backendFor(ctx, op.name);
-  const kernel: Kernel | undefined = rt.registry.kernel(op, backend.name);
-  if (kernel?.compute === undefined) {
-    fail(
-      `operator ${op.name} has no kernel on backend ${backend.name}`,
-      `backends with a kernel: ${rt.registry.backendsFor(op).join(', ') || 'none'}`,
-    );
-  }
-  const k = kernel as Kernel;
-  const dtypes = k.dtypes ?? backend.capabilities.computeDTypes;
-  for (const t of [...inTypes, ...outTypes]) {
-    if (!dtypes.includes(t)) {
-      fail(
-        `dtype ${t} is not supported by ${op.name} on ${backend.name} (${ctx})`,
-        `supported: ${dtypes.join(', ')}`,
-      );
-    }
-  }
-  const why = k.checkDTypes?.(attrs, inTypes, outTypes);
-  if (why !== undefined) {
-    fail(
-      `dtypes (${[...inTypes, ...outTypes].join(', ')}) are not supported by ${op.name} on ${backend.name}: ${why}`,
-    );
-  }
-
-  const vars = mem.vars;
-  const extraReads: Var[] = [];
-  const extraWrites: Var[] = [];
-  const req: OpReqType[] = outEntries.map((eid) => {
-    const ext = external.get(eid);
-    if (ext !== undefined) {
-      // Accumulating, or writing part of a chunk, also reads it (a failed chunk stays failed; invoke.ts).
-      if (addTo.has(eid) || !coversChunk(ext)) extraReads.push(vars[eid] as Var);
-      return addTo.has(eid) ? OpReq.add : OpReq.write;
-    }
-    return unused.has(eid) ? OpReq.null : OpReq.write;
-  });
-  for (const i of op.mutateInputs(attrs)) {
-    const eid = inEntries[i];
-    if (eid !== undefined) extraWrites.push(vars[eid] as Var);
-  }
-  const kinds = op.resourceRequest(attrs);
-  const requested = kinds.map((kind) => rt.resources.request(ctx, kind));
-  for (const r of requested) if (r.var !== undefined) extraWrites.push(r.var as Var);
-  const needGrad = options.needGrad === true;
-  const async = k.execType === 'async';
-  const opCtx = (isTrain: boolean): OpContext =>
-    requested.length === 0 && !(isTrain && needGrad)
-      ? rt.opContext(ctx, isTrain)
-      : Object.freeze({
-          isTrain,
-          needGrad: isTrain && needGrad,
-          ctx,
-          requested: Object.freeze([...requested]),
-        });
-  return {
-    node: node.name,
-    op: op.name,
-    compute: k.compute as NonNullable<Kernel['compute']>,
-    attrs,
-    inputs: Object.freeze(inEntries.map((e) => mem.blobs[e] as TBlob)),
-    req: Object.freeze(req),
-    outputs: Object.freeze(outEntries.map((e) => mem.blobs[e] as TBlob)),
-    train: opCtx(true),
-    predict: opCtx(false),
-    async,
-    requested: Object.freeze(requested),
-    needGrad,
-    inEntries,
-    outEntries,
-    extraReads,
-    extraWrites,
-  };
 }

@@ -4,17 +4,30 @@
  * returning new arrays the caller owns. What Gluon's `hybridize()` runs.
  *
  * Per input signature (device, shapes, dtypes, and for recorded calls which inputs need gradients)
- * the graph is built, inferred, fused and planned once (signature.ts); the flags keep MXNet's
- * meaning: `staticAlloc` keeps run states (runner + memory) between calls, otherwise each call
- * gets a runner whose memory goes back to the storage pool when the call (or its backward) is
- * done; `staticShape` (needs staticAlloc) keeps a single signature, re-planning only when the
- * shapes change; without staticAlloc a graph of at most `inlineLimit` ops runs op by op (inline.ts).
+ * the graph is built, inferred, fused and planned once (signature.ts). A call takes an idle run
+ * state of its signature (runner + memory) or builds one, binds its inputs and new output arrays
+ * with `GraphRunner.rebind` — no copy in, no copy out, no compile — and runs the forward range.
+ * `staticShape` (needs staticAlloc) keeps a single signature, re-planning only when the shapes
+ * change; without staticAlloc a graph of at most `inlineLimit` ops runs op by op (inline.ts).
+ *
+ * Memory, deliberately unlike MXNet: without `staticAlloc` MXNet gives each call memory from the
+ * storage pool and returns it when the call (or its backward) is done; here idle run states are
+ * kept without staticAlloc too — at most 2 per signature (4 with staticAlloc), for at most 16
+ * signatures — so their memory stays reserved between calls, until `dispose()` or the signature's
+ * eviction: building a runner per call cost more than the whole call otherwise. And every input is
+ * bound in place, also under staticAlloc (MXNet copies `data_indices` inputs into
+ * its static buffers): a rebind is cheaper than the copy, so `dataIndices`/`paramIndices` are
+ * checked but change nothing, and an input changed in place before the backward ran is seen by it
+ * (as by imperative ops recorded on the tape).
  *
  * Under autograd recording, with some input tracked, a call is ONE tape node whose backward runs
- * the gradient pass of the same compiled graph (heads' gradients in, input gradients out) on the
- * run state that computed the forward values: that state stays reserved until the backward ran (or
- * the tape node was garbage collected). A recorded call can be differentiated once — `retainGraph`
- * and higher-order gradients (`createGraph`) through a CachedOp are refused with an MXNetError.
+ * the gradient pass of the same compiled graph on the run state that computed the forward values:
+ * autograd's head gradients are bound as they are, and the input gradients are written straight
+ * into new arrays handed to autograd (not views of the runner's memory: `autograd.grad` may return
+ * such an array to the caller as is, and a later call would overwrite a view). The state stays
+ * reserved until the backward ran (or the tape node was garbage collected), the inputs and outputs
+ * the backward reads pinned. A recorded call can be differentiated once — `retainGraph` and
+ * higher-order gradients (`createGraph`) through a CachedOp are refused with an MXNetError.
  */
 import { type Context, MXNetError } from '@mx/base';
 import { NDArray, type Runtime } from '@mx/ndarray';
@@ -26,6 +39,7 @@ import {
   createRunState,
   disposeRunState,
   disposeSignature,
+  entryType,
   type RunState,
   type Signature,
   signatureKey,
@@ -33,15 +47,18 @@ import {
 
 /** MXNet's CachedOp flags, in camelCase. */
 export interface CachedOpOptions {
-  /** Keep memory and runners between calls (MXNet `static_alloc`); default false. */
+  /**
+   * MXNet `static_alloc`; default false. Here: up to 4 idle run states kept per signature instead
+   * of 2, small graphs never inlined, and `staticShape` allowed.
+   */
   readonly staticAlloc?: boolean;
   /** Optimize for unchanging input shapes: one cached plan, re-planned on change (needs staticAlloc). */
   readonly staticShape?: boolean;
   /** Without staticAlloc, graphs of at most this many ops run op by op; default 2. */
   readonly inlineLimit?: number;
-  /** Inputs that change every call (copied into the CachedOp's memory under staticAlloc). */
+  /** Inputs that change every call (MXNet copies them under static_alloc; here checked, every input is bound in place). */
   readonly dataIndices?: readonly number[];
-  /** Inputs bound in place (parameters); a different array means re-binding. */
+  /** Inputs that are parameters (with dataIndices, each input named once; checked, no other effect). */
   readonly paramIndices?: readonly number[];
   /** Op nodes per engine op in training runs; default MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN (15). */
   readonly forwardBulkSize?: number;
@@ -68,9 +85,9 @@ export interface CachedOpStats {
 /** Signatures kept without staticShape (least recently used evicted first). */
 const MAX_SIGNATURES = 16;
 /** Idle run states kept per signature under staticAlloc. */
-const MAX_IDLE = 4;
-
-type Binding = 'data' | 'param' | 'auto';
+const MAX_IDLE_STATIC = 4;
+/** Idle run states kept per signature without staticAlloc (their memory stays reserved). */
+const MAX_IDLE_DYNAMIC = 2;
 
 /** A symbol callable on NDArrays with its compiled graphs cached (MXNet `CachedOp`). */
 export class CachedOp {
@@ -88,7 +105,6 @@ export class CachedOp {
   readonly #layout: SymbolLayout;
   readonly #inputNodes: readonly number[];
   readonly #mutable: readonly boolean[];
-  readonly #binding: Binding[];
   readonly #settings: GraphSettings;
   readonly #backwardBulk: number | undefined;
   readonly #sigs = new Map<string, Signature>();
@@ -128,7 +144,7 @@ export class CachedOp {
     this.inputNames = idx.inputNodes.map((nid) => idx.nodes[nid]?.node.name as string);
     this.outputNames = layout.outputNames;
     this.#mutable = idx.inputNodes.map((nid) => idx.mutableInputNodes.has(nid));
-    this.#binding = this.#bindings(options.dataIndices, options.paramIndices);
+    this.#checkIndices(options.dataIndices, options.paramIndices);
     this.#settings = graphSettings(
       runtime.env,
       { fusion: options.fusion, bulkSize: options.forwardBulkSize },
@@ -186,24 +202,40 @@ export class CachedOp {
       if (m.some((x) => x)) needsGrad = m;
     }
     const sig = this.#signature(inputs, needsGrad);
-    const state = this.#acquire(sig, inputs);
-    const g = sig.compiled.bound;
+    const ctx = sig.ctx;
+    const own = sig.ownOutputs.map((o, i) =>
+      o ? rt.empty(...entryType(sig, sig.outputEntries[i] as number), ctx, 'CachedOp') : undefined,
+    );
+    let state: RunState;
     let outputs: NDArray[];
     try {
-      state.slots.forEach((s, i) => {
-        s?.set(inputs[i] as NDArray);
-      });
-      state.runner.run(0, g.numForward, { isTrain });
-      outputs = g.outputEntries.map((eid) => fresh(rt, state.runner.array(eid), sig.ctx));
+      state = this.#acquire(sig, inputs, own);
+    } catch (e) {
+      for (const a of own) a?.dispose();
+      throw e;
+    }
+    try {
+      state.runner.run(0, sig.compiled.bound.numForward, { isTrain });
+      outputs = sig.outputEntries.map((eid, i) => own[i] ?? fresh(rt, state.runner.array(eid), ctx));
     } catch (e) {
       this.#release(state);
+      for (const a of own) a?.dispose();
       throw e;
     }
     if (needsGrad === undefined) {
       this.#release(state);
       return outputs;
     }
-    state.pins = state.bound.flatMap((a) => (a === undefined ? [] : [rt.keep(a.detach())]));
+    // What the backward reads must outlive the caller's arrays: pin it (views share the memory).
+    const reads = sig.backwardReads;
+    const pins: NDArray[] = [];
+    inputs.forEach((a, i) => {
+      if (reads.has(sig.inputEntries[i] as number)) pins.push(rt.keep(a.detach()));
+    });
+    own.forEach((a, i) => {
+      if (a !== undefined && reads.has(sig.outputEntries[i] as number)) pins.push(rt.keep(a.detach()));
+    });
+    state.pins = pins;
     const call = { done: false };
     ag.recordCustom(this.name, (ograds) => this.#backward(state, call, ograds, isTrain), inputs, outputs);
     const node = outputs[0]?.agEntry?.node;
@@ -249,21 +281,47 @@ export class CachedOp {
     }
     const { sig, runner } = state;
     const g = sig.compiled.bound;
+    // Head gradients are read where autograd has them (it disposes them after this returns; the
+    // engine runs the reads pushed here first). Gradients go into new arrays autograd then owns.
+    const arrays = new Map<number, NDArray>();
+    const temps: NDArray[] = [];
+    const grads: (NDArray | null)[] = [];
     try {
       ograds.forEach((og, k) => {
-        const h = state.headGrads[k];
-        if (h === undefined) return;
-        if (og.dtype === h.dtype) h.set(og);
-        else rt.invoke('Cast', [og], { dtype: h.dtype }, { out: h });
+        const eid = sig.headGradEntries[k];
+        if (eid === undefined || eid < 0) return;
+        const [shape, dtype] = entryType(sig, eid);
+        if (og.dtype === dtype && og.ctx === sig.ctx) {
+          arrays.set(eid, og);
+          return;
+        }
+        const h = rt.empty(shape, dtype, sig.ctx, 'CachedOp');
+        temps.push(h);
+        if (og.dtype === dtype) h.set(og);
+        else rt.invoke('Cast', [og], { dtype }, { out: h });
+        arrays.set(eid, h);
       });
+      sig.needsGrad.forEach((need, i) => {
+        if (!need) {
+          grads.push(null);
+          return;
+        }
+        const eid = sig.gradEntries[i] as number;
+        const a = rt.empty(...entryType(sig, eid), sig.ctx, 'CachedOp');
+        grads.push(a);
+        arrays.set(eid, a);
+      });
+      runner.rebind(arrays);
       runner.run(g.numForward, g.idx.nodes.length, {
         isTrain,
         ...(this.#backwardBulk === undefined ? {} : { bulkSize: this.#backwardBulk }),
       });
-      return sig.needsGrad.map((need, i) =>
-        need ? fresh(rt, runner.array(sig.gradEntries[i] as number), sig.ctx) : null,
-      );
+      return grads;
+    } catch (e) {
+      for (const a of grads) a?.dispose();
+      throw e;
     } finally {
+      for (const a of temps) a.dispose();
       call.done = true;
       this.#finalizer.unregister(call);
       this.#release(state);
@@ -299,74 +357,69 @@ export class CachedOp {
     return sig;
   }
 
-  /** A run state of `sig` bound to `inputs`, reserved for this call. */
-  #acquire(sig: Signature, inputs: readonly NDArray[]): RunState {
-    const rt = this.runtime;
-    let state: RunState;
-    if (!this.staticAlloc) {
-      state = createRunState(
-        rt,
-        sig,
-        inputs,
-        inputs.map(() => false),
-        this.#settings,
-      );
-    } else {
-      let slot = this.#slots();
-      const fits = (s: RunState) =>
-        inputs.every((a, i) =>
-          (sig.inputEntries[i] as number) < 0 ? true : slot[i] ? s.slots[i] !== undefined : s.bound[i] === a,
-        );
-      const k = sig.idle.findIndex(fits);
-      if (k >= 0) {
-        state = sig.idle.splice(k, 1)[0] as RunState;
-        state.busy = true;
-        return state;
-      }
-      // Re-bind on the memory of an idle state; inputs that changed arrays become data (slots).
-      const old = sig.idle.pop();
-      if (old !== undefined) {
-        old.bound.forEach((b, i) => {
-          if (b !== undefined && b !== inputs[i] && this.#binding[i] === 'auto') this.#binding[i] = 'data';
-        });
-        slot = this.#slots();
-      }
-      try {
-        state = createRunState(rt, sig, inputs, slot, this.#settings, old);
-      } finally {
-        if (old !== undefined) disposeRunState(old);
+  /**
+   * A run state of `sig` with `inputs` and the call's own `outputs` bound, reserved for this call:
+   * the idle one with the most inputs bound already (the parameters, usually), else a new one.
+   */
+  #acquire(sig: Signature, inputs: readonly NDArray[], outputs: readonly (NDArray | undefined)[]): RunState {
+    const idle = sig.idle;
+    let best = -1;
+    let bestScore = -1;
+    for (let k = 0; k < idle.length; k++) {
+      const bound = (idle[k] as RunState).bound;
+      let score = 0;
+      for (let i = 0; i < inputs.length; i++) if (bound[i] === inputs[i]) score++;
+      if (score >= bestScore) {
+        best = k;
+        bestScore = score;
       }
     }
-    this.#runners++;
+    if (best < 0) {
+      const state = createRunState(this.runtime, sig, inputs, outputs, this.#settings);
+      this.#runners++;
+      state.busy = true;
+      return state;
+    }
+    const state = idle.splice(best, 1)[0] as RunState;
+    const arrays = new Map<number, NDArray>();
+    inputs.forEach((a, i) => {
+      const eid = sig.inputEntries[i] as number;
+      if (eid >= 0 && state.bound[i] !== a) arrays.set(eid, a);
+    });
+    outputs.forEach((a, i) => {
+      if (a !== undefined) arrays.set(sig.outputEntries[i] as number, a);
+    });
+    try {
+      state.runner.rebind(arrays);
+    } catch (e) {
+      disposeRunState(state);
+      throw e;
+    }
+    inputs.forEach((a, i) => {
+      if ((sig.inputEntries[i] as number) >= 0) state.bound[i] = a;
+    });
     state.busy = true;
     return state;
   }
 
-  /** Give a state back: kept idle under staticAlloc, else disposed. */
+  /** Give a state back: kept idle while its signature has room, else disposed. */
   #release(state: RunState): void {
     for (const p of state.pins) p.dispose();
     state.pins = [];
     state.busy = false;
     const sig = state.sig;
     if (state.disposed) return;
-    if (!this.staticAlloc || sig.evicted || this.#disposed || sig.idle.length >= MAX_IDLE) {
-      disposeRunState(state);
-    } else {
-      sig.idle.push(state);
-    }
+    const room = this.staticAlloc ? MAX_IDLE_STATIC : MAX_IDLE_DYNAMIC;
+    if (sig.evicted || this.#disposed || sig.idle.length >= room) disposeRunState(state);
+    else sig.idle.push(state);
   }
 
-  /** Per input: copied into a slot (data) or bound in place (parameters, aux states). */
-  #slots(): boolean[] {
-    return this.#binding.map((b, i) => b === 'data' && !this.#mutable[i]);
-  }
-
-  #bindings(data: readonly number[] | undefined, params: readonly number[] | undefined): Binding[] {
+  /** Check `dataIndices`/`paramIndices`: together they name each input once. */
+  #checkIndices(data: readonly number[] | undefined, params: readonly number[] | undefined): void {
     const n = this.#inputNodes.length;
-    const out: Binding[] = new Array(n).fill('auto');
-    if (data === undefined && params === undefined) return out;
+    if (data === undefined && params === undefined) return;
     const seen = new Set<number>();
-    const mark = (list: readonly number[] | undefined, what: Binding, key: string) => {
+    const mark = (list: readonly number[] | undefined, key: string) => {
       for (const i of list ?? []) {
         if (!Number.isInteger(i) || i < 0 || i >= n || seen.has(i)) {
           throw new MXNetError(
@@ -375,18 +428,16 @@ export class CachedOp {
           );
         }
         seen.add(i);
-        out[i] = what;
       }
     };
-    mark(data, 'data', 'dataIndices');
-    mark(params, 'param', 'paramIndices');
+    mark(data, 'dataIndices');
+    mark(params, 'paramIndices');
     if (seen.size !== n) {
       throw new MXNetError(
         `dataIndices and paramIndices together name ${seen.size} of the ${n} inputs; they must name each once`,
         { op: this.name, hint: `inputs: ${this.inputNames.join(', ')}` },
       );
     }
-    return out;
   }
 
   #checkInputs(inputs: readonly unknown[]): asserts inputs is NDArray[] {

@@ -4,13 +4,19 @@
  * only, or forward + gradient pass for recorded calls — with its memory plan, and the run states
  * bound to it.
  *
- * A run state is one GraphRunner with its memory. Inputs are bound one of two ways: a *bound*
- * input is the caller's array itself (parameters, aux states: no copy; a different array later
- * means a new runner, built on the old one's memory), a *slot* input is an array of the state's
- * own that each call copies into (data, which is a new array every call). Head gradients are
- * slots too. A state is busy from a recorded call until its backward ran: its memory holds the
- * forward values the backward reads, so no other call may use it (MXNet's `GetCachedOpState`
- * hands out a state nobody else holds, for the same reason).
+ * A run state is one GraphRunner with its memory. Everything that changes from call to call is an
+ * external entry of the runner, bound per call with `GraphRunner.rebind` (no copy, no compile):
+ * the inputs (the caller's arrays themselves), the outputs the graph computes (written straight
+ * into new arrays the caller then owns), and for the backward pass the head gradients (autograd's
+ * arrays) and the input gradients (new arrays handed to autograd). Only outputs that are not an op
+ * output of their own — an input returned as is, an entry returned twice — are copies. The plan
+ * leaves output and gradient entries out, so the runner's memory holds intermediates only.
+ *
+ * A state is busy from a recorded call until its backward ran: its memory holds the forward values
+ * the backward reads, so no other call may use it (MXNet's `GetCachedOpState` hands out a state
+ * nobody else holds, for the same reason). Between calls an idle state keeps its runner, memory
+ * and compiled segments, and references to the arrays of its last call (stale: every external
+ * entry is rebound before the next run reads it).
  */
 import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import type { MemoryPlan } from '@mx/graph';
@@ -33,9 +39,17 @@ export interface Signature {
   readonly needsGrad: readonly boolean[];
   /** Per input: its entry in the graph (-1: not in it). */
   readonly inputEntries: readonly number[];
-  /** Per input: the entry its gradient is read from (-1: none). */
+  /** Per input: the entry its gradient is written to (-1: none). */
   readonly gradEntries: readonly number[];
-  /** Idle run states (static_alloc only). */
+  /** Per output: its entry. */
+  readonly outputEntries: readonly number[];
+  /** Per output: written straight into the caller's new array (else copied from the runner). */
+  readonly ownOutputs: readonly boolean[];
+  /** Per output: the entry of its head-gradient variable (-1: the backward does not read it). */
+  readonly headGradEntries: readonly number[];
+  /** Entries the gradient pass reads: inputs and outputs among them are pinned until it ran. */
+  readonly backwardReads: ReadonlySet<number>;
+  /** Idle run states, ready for a call. */
   readonly idle: RunState[];
   /** Every run state not yet disposed. */
   readonly states: Set<RunState>;
@@ -84,8 +98,27 @@ export function compileSignature(
     if (a >= 0 && needsGrad?.[i] === true) reqs[a] = 'write';
   });
   const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, 'CachedOp');
-  const { plan, unused } = planGraph(compiled, settings);
-  const full = compiled.bound.idx;
+  const { bound } = compiled;
+  const full = bound.idx;
+  const gradEntries = argOf.map((a) => (a >= 0 ? (bound.gradEntries[a] as number) : -1));
+  // An output is written into the caller's array when it is an op output of its own (not an
+  // input, not returned twice); gradient entries are their own by construction (executor/graph.ts).
+  const opEntry = new Uint8Array(full.numNodeEntries);
+  full.nodes.forEach(({ node }, nid) => {
+    if (node.op !== null) opEntry.fill(1, full.rowPtr[nid] as number, full.rowPtr[nid + 1] as number);
+  });
+  const external = new Set<number>();
+  for (const eid of gradEntries) if (eid >= 0) external.add(eid);
+  const ownOutputs = bound.outputEntries.map((eid) => {
+    const own = opEntry[eid] === 1 && !external.has(eid);
+    if (own) external.add(eid);
+    return own;
+  });
+  const { plan, unused } = planGraph(compiled, settings, external);
+  const backwardReads = new Set<number>();
+  for (let nid = bound.numForward; nid < full.nodes.length; nid++)
+    for (const e of (full.nodes[nid] as (typeof full.nodes)[number]).inputs)
+      backwardReads.add(full.entryId(e));
   return {
     key: signatureKey(inputs, needsGrad),
     ctx: (inputs[0] as NDArray).ctx,
@@ -98,7 +131,11 @@ export function compileSignature(
       const node = (idx.nodes[nid] as (typeof idx.nodes)[number]).node;
       return full.has(node) ? full.entryId(full.nodeId(node)) : -1;
     }),
-    gradEntries: argOf.map((a) => (a >= 0 ? (compiled.bound.gradEntries[a] as number) : -1)),
+    gradEntries,
+    outputEntries: bound.outputEntries,
+    ownOutputs,
+    headGradEntries: bound.headGradNodes.map((nid) => (nid < 0 ? -1 : full.entryId(nid))),
+    backwardReads,
     idle: [],
     states: new Set(),
     evicted: false,
@@ -109,64 +146,58 @@ export function compileSignature(
 export interface RunState {
   readonly sig: Signature;
   readonly runner: GraphRunner;
-  /** Per input: the caller's array bound in place, or undefined for a slot. */
-  readonly bound: readonly (NDArray | undefined)[];
-  /** Per input: the state's array the call copies into (slot inputs). */
-  readonly slots: readonly (NDArray | undefined)[];
-  /** Per output: the head-gradient array backward copies into (undefined: not read). */
-  readonly headGrads: readonly (NDArray | undefined)[];
-  /** Arrays the state owns (slots, head gradients). */
-  readonly owned: NDArray[];
-  /** Views keeping a recorded call's bound inputs alive until its backward ran. */
+  /** Per input: the array bound to its entry now (undefined: not in the graph). */
+  readonly bound: (NDArray | undefined)[];
+  /** Views keeping a recorded call's inputs and outputs alive until its backward ran. */
   pins: NDArray[];
   busy: boolean;
   disposed: boolean;
 }
 
+/** The shape and dtype of an entry of the signature's graph. */
+export function entryType(sig: Signature, eid: number): [Shape, DTypeName] {
+  const { types } = sig.compiled;
+  return [types.shapes[eid] as Shape, types.dtypes[eid] as DTypeName];
+}
+
 /**
- * A run state for `sig` binding `inputs` (slot where `slot[i]`), on the memory of `shared` when
- * given (which the caller then disposes).
+ * A run state for `sig` with `inputs` and the call's own `outputs` (per output, undefined where
+ * it is copied) bound; on the memory of `shared` when given (which the caller then disposes).
+ * Head-gradient and gradient entries get placeholders, released at once: the backward rebinds
+ * them before it runs.
  */
 export function createRunState(
   rt: Runtime,
   sig: Signature,
   inputs: readonly NDArray[],
-  slot: readonly boolean[],
+  outputs: readonly (NDArray | undefined)[],
   settings: GraphSettings,
   shared?: RunState,
 ): RunState {
   const { bound: graph, types } = sig.compiled;
-  const full = graph.idx;
-  const owned: NDArray[] = [];
   const external = new Map<number, NDArray>();
-  const alloc = (eid: number): NDArray => {
-    const a = rt.keep(
-      rt.empty(types.shapes[eid] as Shape, types.dtypes[eid] as DTypeName, sig.ctx, 'CachedOp'),
-    );
-    owned.push(a);
+  const placeholders: NDArray[] = [];
+  const placeholder = (eid: number): void => {
+    if (eid < 0) return;
+    const [shape, dtype] = entryType(sig, eid);
+    const a = rt.keep(rt.empty(shape, dtype, sig.ctx, 'CachedOp'));
+    placeholders.push(a);
     external.set(eid, a);
-    return a;
   };
   try {
-    const bound: (NDArray | undefined)[] = [];
-    const slots: (NDArray | undefined)[] = [];
-    inputs.forEach((a, i) => {
+    const bound = inputs.map((a, i) => {
       const eid = sig.inputEntries[i] as number;
-      if (eid < 0) {
-        bound.push(undefined);
-        slots.push(undefined);
-      } else if (slot[i] === true) {
-        bound.push(undefined);
-        slots.push(alloc(eid));
-      } else {
-        bound.push(a);
-        slots.push(undefined);
-        external.set(eid, a);
-      }
+      if (eid < 0) return undefined;
+      external.set(eid, a);
+      return a;
     });
-    const headGrads = graph.headGradNodes.map((nid) => (nid < 0 ? undefined : alloc(full.entryId(nid))));
+    outputs.forEach((a, i) => {
+      if (a !== undefined) external.set(sig.outputEntries[i] as number, a);
+    });
+    for (const eid of sig.headGradEntries) placeholder(eid);
+    for (const eid of sig.gradEntries) placeholder(eid);
     const runner = createGraphRunner(rt, {
-      graph: full,
+      graph: graph.idx,
       shapes: types.shapes,
       dtypes: types.dtypes,
       plan: sig.plan,
@@ -178,33 +209,21 @@ export function createRunState(
       inferenceBulkSize: settings.inferenceBulkSize,
       ...(shared !== undefined ? { shared: shared.runner } : {}),
     });
-    const state: RunState = {
-      sig,
-      runner,
-      bound,
-      slots,
-      headGrads,
-      owned,
-      pins: [],
-      busy: false,
-      disposed: false,
-    };
+    const state: RunState = { sig, runner, bound, pins: [], busy: false, disposed: false };
     sig.states.add(state);
     return state;
-  } catch (e) {
-    for (const a of owned) a.dispose();
-    throw e;
+  } finally {
+    for (const a of placeholders) a.dispose();
   }
 }
 
-/** Release a run state's runner and arrays (after the ops already pushed on them). Idempotent. */
+/** Release a run state's runner and pins (after the ops already pushed on them). Idempotent. */
 export function disposeRunState(s: RunState): void {
   if (s.disposed) return;
   s.disposed = true;
   s.busy = false;
   s.runner.dispose();
-  for (const a of [...s.owned, ...s.pins]) a.dispose();
-  s.owned.length = 0;
+  for (const a of s.pins) a.dispose();
   s.pins = [];
   s.sig.states.delete(s);
   const i = s.sig.idle.indexOf(s);
