@@ -148,7 +148,8 @@ export class GraphRunner {
     try {
       const inputs = {
         rt,
-        runner: this,
+        graph: idx,
+        ctx: this.ctx,
         mem: this.#memory,
         options,
         unused,

@@ -10,7 +10,7 @@
  *   also read; mutated inputs are written). A rebind makes a new Step with `bindStep`; the old one
  *   stays as it was for the engine ops already pushed with it.
  */
-import { type DTypeName, MXNetError, type Shape } from '@mx/base';
+import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import type { Var } from '@mx/engine';
 import type { IndexedGraph } from '@mx/graph';
 import { type Kernel, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
@@ -19,14 +19,20 @@ import type { NDArray } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
 import type { GraphMemory } from './memory.js';
 import type { Step } from './program.js';
-import type { GraphRunner, GraphRunnerOptions } from './runner.js';
 
 /** What compileStep reads besides the node. */
 export interface StepInputs {
   readonly rt: Runtime;
-  readonly runner: GraphRunner;
+  /** The runner's graph and device. */
+  readonly graph: IndexedGraph;
+  readonly ctx: Context;
   readonly mem: GraphMemory;
-  readonly options: GraphRunnerOptions;
+  /** The runner's options that steps read (GraphRunnerOptions). */
+  readonly options: {
+    readonly shapes: readonly (Shape | undefined)[];
+    readonly dtypes: readonly (DTypeName | undefined)[];
+    readonly needGrad?: boolean;
+  };
   readonly unused: ReadonlySet<number>;
   readonly addTo: ReadonlySet<number>;
   readonly external: ReadonlyMap<number, NDArray>;
@@ -34,12 +40,10 @@ export interface StepInputs {
 
 /** The step of node `nid` (undefined for a variable), bound to the memory as it is now. */
 export function compileStep(nid: number, s: StepInputs): Step | undefined {
-  const { rt, runner, options, unused, addTo, external } = s;
-  const idx = runner.graph;
+  const { rt, graph: idx, ctx, options, unused, addTo, external } = s;
   const { node, inputs } = idx.nodes[nid] as IndexedGraph['nodes'][number];
   const op = node.op;
   if (op === null) return undefined;
-  const ctx = runner.ctx;
   const attrs = node.parsed;
   const inEntries = inputs.map((e) => idx.entryId(e));
   const nOut = node.numOutputs();
