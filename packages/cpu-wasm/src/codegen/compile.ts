@@ -10,10 +10,13 @@
  *   vector plus a matrix is one `run2d` call with an inner SIMD loop). Remaining outer dims, if
  *   any, are iterated here, one `run2d` call per outer index.
  *
- * A contiguous output of PARALLEL_MIN elements or more is split into CHUNK_ELEMS-element chunks
- * run across the runtime's worker pool (the module's `runChunk`), when the module needs no math
- * imports from JavaScript and the pool exists; smaller ones, and everything when threads are off,
- * run inline. Each element is computed by the same loop either way, so results are bit-identical.
+ * An output of PARALLEL_MIN elements or more is split across the runtime's worker pool when the
+ * module needs no math imports from JavaScript and the pool exists: a contiguous one into
+ * CHUNK_ELEMS-element chunks (the module's `runChunk`), a broadcast one into chunks of whole rows
+ * of about CHUNK_ELEMS elements (`run2dChunk`; one run2d call's rows, per outer index). Smaller
+ * ones, and everything when threads are off, run inline. Each element is computed by the same loop
+ * either way (a chunk starts at a multiple of 16 elements or at a row start), so results are
+ * bit-identical.
  *
  * Modules are cached in the runtime per (expression, kinds, input modes, req=add).
  */
@@ -23,7 +26,13 @@ import type { CompiledKernel, CpuWasmRuntime } from '../runtime.js';
 import { poolOf } from '../threads/index.js';
 import { KERNEL_IMPORTS } from './js-math.js';
 import { type Kind, kindOf } from './kinds.js';
-import { buildKernelModule, CHUNK_MAX_INPUTS, type InputMode } from './module.js';
+import {
+  buildKernelModule,
+  CHUNK_MAX_INPUTS,
+  type InputMode,
+  run2dBlockBytes,
+  writeRun2dBlock,
+} from './module.js';
 import { typeExpr } from './typing.js';
 
 type Run = (...args: number[]) => void;
@@ -38,15 +47,19 @@ export const PARALLEL_MIN = 1 << 18;
 /** Elements per pool chunk (a multiple of 16 so chunks start 16-byte aligned relative to the arrays). */
 export const CHUNK_ELEMS = 1 << 16;
 
-/** Whether a compiled module can run on the pool: has `runChunk` and imports nothing but memory. */
-const poolable = new WeakMap<WebAssembly.Module, boolean>();
-function canSplit(k: CompiledKernel): boolean {
-  let ok = poolable.get(k.module);
+/** Rows per pool chunk of a (rows, cols) broadcast output: whole rows, about CHUNK_ELEMS elements. */
+export function rowsPerChunk(cols: number): number {
+  return Math.max(1, Math.ceil(CHUNK_ELEMS / cols));
+}
+
+/** Whether a compiled module imports nothing but memory (workers instantiate it with the memory alone). */
+const importFree = new WeakMap<WebAssembly.Module, boolean>();
+function canSplit(k: CompiledKernel, entry: 'runChunk' | 'run2dChunk'): boolean {
+  if (typeof k.exports[entry] !== 'function') return false;
+  let ok = importFree.get(k.module);
   if (ok === undefined) {
-    ok =
-      typeof k.exports.runChunk === 'function' &&
-      WebAssembly.Module.imports(k.module).every((i) => i.kind === 'memory');
-    poolable.set(k.module, ok);
+    ok = WebAssembly.Module.imports(k.module).every((i) => i.kind === 'memory');
+    importFree.set(k.module, ok);
   }
   return ok;
 }
@@ -190,7 +203,7 @@ export function compileElementwise(rt: CpuWasmRuntime, op: Op): Kernel {
     pvals: readonly number[],
     n: number,
   ): boolean => {
-    if (inAddr.length > CHUNK_MAX_INPUTS || !canSplit(kernel)) return false;
+    if (inAddr.length > CHUNK_MAX_INPUTS || !canSplit(kernel, 'runChunk')) return false;
     const pool = poolOf(rt);
     if (pool === null) return false;
     const alloc = rt.memory.allocator;
@@ -203,6 +216,33 @@ export function compileElementwise(rt: CpuWasmRuntime, op: Op): Kernel {
       pool.parallelFor(kernel, 'runChunk', chunks, [outAddr, ...inAddr, pp, n, CHUNK_ELEMS]);
     } finally {
       if (pBytes > 0) alloc.free(pp, pBytes);
+    }
+    return true;
+  };
+
+  /** Run rows [0, rows) of a run2d call across the pool in whole-row chunks; false when it must run inline. */
+  const runSplit2d = (
+    kernel: CompiledKernel,
+    ptrs: readonly number[],
+    pvals: readonly number[],
+    rows: number,
+    cols: number,
+    rowStrides: readonly number[],
+  ): boolean => {
+    const per = rowsPerChunk(cols);
+    const chunks = Math.ceil(rows / per);
+    if (chunks < 2 || !canSplit(kernel, 'run2dChunk')) return false;
+    const pool = poolOf(rt);
+    if (pool === null) return false;
+    const alloc = rt.memory.allocator;
+    const bytes = run2dBlockBytes(ptrs.length - 1, pvals.length);
+    const blk = alloc.alloc(bytes);
+    if (blk === null) return false;
+    try {
+      writeRun2dBlock(rt.memory.buffer, blk, { params: pvals, ptrs, rows, cols, per, rowStrides });
+      pool.parallelFor(kernel, 'run2dChunk', chunks, [blk]);
+    } finally {
+      alloc.free(blk, bytes);
     }
     return true;
   };
@@ -287,7 +327,7 @@ export function compileElementwise(rt: CpuWasmRuntime, op: Op): Kernel {
       const plan = collapse(out.shape, strides);
       const nd = plan.dims.length;
       const modes = plan.strides.map((s): InputMode => (s[nd - 1] === 0 ? 's' : 'f'));
-      const { run2d } = module(inKinds, outKind, modes, add);
+      const { run2d, kernel } = module(inKinds, outKind, modes, add);
       const cols = plan.dims[nd - 1] as number;
       const rows = nd >= 2 ? (plan.dims[nd - 2] as number) : 1;
       const rowStrides = plan.strides.map((s) => (nd >= 2 ? (s[nd - 2] as number) : 0));
@@ -308,15 +348,12 @@ export function compileElementwise(rt: CpuWasmRuntime, op: Op): Kernel {
             inOff[k] = (inOff[k] as number) + (idx[d] as number) * (s[d] as number);
           });
         }
-        run2d(
+        const ptrs = [
           outAddr + outOff * outBytes,
           ...inAddr.map((a, k) => a + (inOff[k] as number) * (inBytes[k] as number)),
-          ...pvals,
-          0,
-          rows,
-          cols,
-          ...rowStrides,
-        );
+        ];
+        if (rows * cols < PARALLEL_MIN || !runSplit2d(kernel, ptrs, pvals, rows, cols, rowStrides))
+          run2d(...ptrs, ...pvals, 0, rows, cols, ...rowStrides);
         for (let d = outer.length - 1; d >= 0; d--) {
           idx[d] = (idx[d] as number) + 1;
           if ((idx[d] as number) < (outer[d] as number)) break;

@@ -15,4 +15,10 @@ export interface Gen {
   importIndex(name: UnaryImport | BinaryImport): number;
   /** Function index of the SIMD `fn` for f32x4 or f64x2 (built on first use). */
   vmath(fn: VMathFn, kind: 'f32' | 'f64'): number;
+  /**
+   * Scalar exp/log/tanh/erf of f32/f64 run the SIMD function on a splat and take lane 0 instead of
+   * calling JS Math: set where the module also has a SIMD body, so the scalar tail gives the same
+   * bits as the body and the module imports nothing (the worker pool can then run it).
+   */
+  readonly scalarVMath?: boolean;
 }

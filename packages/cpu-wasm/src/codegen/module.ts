@@ -10,14 +10,16 @@
  * Both take index ranges so a worker pool can split the work without another module, through
  *
  *   runChunk(chunk, thread, out, in..., pp, n, chunkElems)   run over chunk's [begin, end) of [0, n)
+ *   run2dChunk(chunk, thread, blk)                           run2d over chunk's rows, arguments in
+ *                                                            a memory block (writeRun2dBlock)
  *
  * (the pool's entry shape: i32 args only, so the f64 params are read from 8-byte slots at `pp`;
- * only built for up to 4 inputs, the pool passing at most 8 args). Math imports from JavaScript
- * are declared only when the expression calls one: workers instantiate modules with the memory
- * alone, so only import-free modules can run on the pool (`add` can, `exp`'s scalar tail cannot).
- * The inner
- * loop is 128-bit SIMD unrolled 4x for cheap expressions (16M float32 adds run at memory speed),
- * then single vectors, then a scalar tail. Scalar params arrive as f64 and are converted once.
+ * runChunk is only built for up to 4 inputs, the pool passing at most 8 args). Math imports from
+ * JavaScript are declared only when the expression calls one: workers instantiate modules with the
+ * memory alone, so only import-free modules can run on the pool. Float exp/log/tanh/erf need none
+ * where the module has a SIMD body (the scalar tail runs the SIMD code on lane 0); sin or pow do.
+ * The inner loop is 128-bit SIMD unrolled up to 4x (16M float32 adds run at memory speed), then
+ * single vectors, then a scalar tail. Scalar params arrive as f64 and are converted once.
  */
 import {
   F64,
@@ -34,7 +36,7 @@ import { convert, fromF64, KINDS, type Kind, norm, pushConst, pushVConst, truthy
 import { scalarBinary, scalarUnary } from './scalar-ops.js';
 import { type TNode, uniformKind, walk } from './typing.js';
 import { vectorAccumulate, vectorBinary, vectorSelect, vectorUnary } from './vector-ops.js';
-import { buildVMath } from './vmath.js';
+import { buildVMath, emitVMathGroup, isVMathFn } from './vmath.js';
 
 export type InputMode = 'f' | 's';
 
@@ -58,7 +60,10 @@ class ModuleCtx {
   readonly #imports = new Map<string, number>();
   readonly #vmath = new Map<string, number>();
 
-  constructor(memory: MemoryImport, withImports: boolean) {
+  readonly #scalarVMath: boolean;
+
+  constructor(memory: MemoryImport, withImports: boolean, scalarVMath: boolean) {
+    this.#scalarVMath = scalarVMath;
     this.mb.importMemory(memory);
     if (!withImports) return;
     for (const name of Object.keys(UNARY_IMPORTS))
@@ -81,36 +86,26 @@ class ModuleCtx {
     return i;
   }
   gen(f: FunctionBuilder): Gen {
-    return { f, importIndex: (n) => this.importIndex(n), vmath: (fn, k) => this.vmath(fn, k) };
+    return {
+      f,
+      importIndex: (n) => this.importIndex(n),
+      vmath: (fn, k) => this.vmath(fn, k),
+      scalarVMath: this.#scalarVMath,
+    };
   }
 }
 
-const CHEAP = new Set([
-  'add',
-  'sub',
-  'mul',
-  'max',
-  'min',
-  'neg',
-  'abs',
-  'square',
-  'eq',
-  'ne',
-  'gt',
-  'ge',
-  'lt',
-  'le',
-]);
-
-/** Vectors per loop iteration: 4 for cheap bodies (memory bound), 1 otherwise. */
+/**
+ * Vectors per loop iteration, by expression size: 4 for small bodies (cheap ones run at memory
+ * speed; an inlined exp gains ~25% over one vector per iteration from the overlap of independent
+ * polynomial chains), 2 for medium ones, 1 for large fused expressions (register pressure).
+ */
 function unrollOf(tree: TNode): number {
   let nodes = 0;
-  let cheap = true;
-  walk(tree, (n) => {
+  walk(tree, () => {
     nodes++;
-    if ((n.e.k === 'unary' || n.e.k === 'binary') && !CHEAP.has(n.e.fn)) cheap = false;
   });
-  return cheap && nodes <= 12 ? 4 : 1;
+  return nodes <= 12 ? 4 : nodes <= 24 ? 2 : 1;
 }
 
 interface Body {
@@ -121,57 +116,92 @@ interface Body {
   readonly vParams: Map<string, number>;
 }
 
-function evalNode(b: Body, n: TNode, ins: readonly number[], vec: boolean): number {
+/**
+ * The vector body for a group of vectors (one per unrolled step): each node is emitted for every
+ * vector before its parent, so independent chains interleave and exp checks its range once for the
+ * group (vmath.ts). Vector bodies have one kind throughout (no conversions).
+ */
+function evalVectors(b: Body, n: TNode, ins: readonly (readonly number[])[]): number[] {
   const f = b.g.f;
   const e = n.e;
   const kind = n.kind;
-  const val = vec ? V128 : KINDS[kind].val;
+  const each = (emit: (j: number) => void): number[] =>
+    ins.map((_, j) => {
+      emit(j);
+      const l = f.local(V128);
+      f.set(l);
+      return l;
+    });
+  switch (e.k) {
+    case 'input':
+      return ins.map((v) => v[e.index] as number);
+    case 'param':
+      return ins.map(() => b.vParams.get(`${e.name}|${kind}`) as number);
+    case 'const':
+      return each(() => pushVConst(f, kind, e.value));
+    case 'unary': {
+      const a = evalVectors(b, n.kids[0] as TNode, ins);
+      if ((kind === 'f32' || kind === 'f64') && isVMathFn(e.fn)) return emitVMathGroup(f, e.fn, kind, a);
+      return each((j) => vectorUnary(b.g, e.fn, kind, a[j] as number));
+    }
+    case 'binary': {
+      const x = evalVectors(b, n.kids[0] as TNode, ins);
+      const y = evalVectors(b, n.kids[1] as TNode, ins);
+      return each((j) => vectorBinary(b.g, e.fn, kind, x[j] as number, y[j] as number));
+    }
+    case 'select': {
+      const c = evalVectors(b, n.kids[0] as TNode, ins);
+      const x = evalVectors(b, n.kids[1] as TNode, ins);
+      const y = evalVectors(b, n.kids[2] as TNode, ins);
+      return each((j) => vectorSelect(f, kind, c[j] as number, x[j] as number, y[j] as number));
+    }
+    default:
+      throw new Error(`cannot compile expression node '${e.k}'`);
+  }
+}
+
+/** One scalar element of the expression (scalar tails, and whole kernels without SIMD). */
+function evalNode(b: Body, n: TNode, ins: readonly number[]): number {
+  const f = b.g.f;
+  const e = n.e;
+  const kind = n.kind;
   switch (e.k) {
     case 'input':
       return ins[e.index] as number;
     case 'param':
-      return (vec ? b.vParams : b.sParams).get(`${e.name}|${kind}`) as number;
-    case 'const': {
-      if (vec) pushVConst(f, kind, e.value);
-      else pushConst(f, kind, e.value);
+      return b.sParams.get(`${e.name}|${kind}`) as number;
+    case 'const':
+      pushConst(f, kind, e.value);
       break;
-    }
-    case 'unary': {
-      const a = evalAs(b, n.kids[0] as TNode, kind, ins, vec);
-      if (vec) vectorUnary(b.g, e.fn, kind, a);
-      else scalarUnary(b.g, e.fn, kind, a);
+    case 'unary':
+      scalarUnary(b.g, e.fn, kind, evalAs(b, n.kids[0] as TNode, kind, ins));
       break;
-    }
     case 'binary': {
-      const x = evalAs(b, n.kids[0] as TNode, kind, ins, vec);
-      const y = evalAs(b, n.kids[1] as TNode, kind, ins, vec);
-      if (vec) vectorBinary(b.g, e.fn, kind, x, y);
-      else scalarBinary(b.g, e.fn, kind, x, y);
+      const x = evalAs(b, n.kids[0] as TNode, kind, ins);
+      const y = evalAs(b, n.kids[1] as TNode, kind, ins);
+      scalarBinary(b.g, e.fn, kind, x, y);
       break;
     }
     case 'select': {
       const cn = n.kids[0] as TNode;
-      const c = evalNode(b, cn, ins, vec);
-      const x = evalAs(b, n.kids[1] as TNode, kind, ins, vec);
-      const y = evalAs(b, n.kids[2] as TNode, kind, ins, vec);
-      if (vec) vectorSelect(f, kind, c, x, y);
-      else {
-        f.get(x).get(y);
-        truthy(f, cn.kind, c);
-        f.op('select');
-      }
+      const c = evalNode(b, cn, ins);
+      const x = evalAs(b, n.kids[1] as TNode, kind, ins);
+      const y = evalAs(b, n.kids[2] as TNode, kind, ins);
+      f.get(x).get(y);
+      truthy(f, cn.kind, c);
+      f.op('select');
       break;
     }
     default:
       throw new Error(`cannot compile expression node '${e.k}'`);
   }
-  const l = f.local(val);
+  const l = f.local(KINDS[kind].val);
   f.set(l);
   return l;
 }
 
-function evalAs(b: Body, n: TNode, kind: Kind, ins: readonly number[], vec: boolean): number {
-  const l = evalNode(b, n, ins, vec);
+function evalAs(b: Body, n: TNode, kind: Kind, ins: readonly number[]): number {
+  const l = evalNode(b, n, ins);
   if (n.kind === kind) return l;
   const f = b.g.f;
   f.get(l);
@@ -233,17 +263,19 @@ function emitRange(b: Body, po: number, ps: readonly number[], n: number, vecOk:
         .i32Const(lanes * u)
         .op('i32.lt_u')
         .brIf(1);
-      for (let j = 0; j < u; j++) {
-        const ins = spec.modes.map((m, k) => {
+      const ins = Array.from({ length: u }, (_, j) =>
+        spec.modes.map((m, k) => {
           if (m === 's') return vIn[k] as number;
           const l = f.local(V128);
           f.get(ps[k] as number)
             .mem('v128.load', 16 * j)
             .set(l);
           return l;
-        });
-        store(b, po, evalNode(b, spec.tree, ins, true), 16 * j, true);
-      }
+        }),
+      );
+      evalVectors(b, spec.tree, ins).forEach((res, j) => {
+        store(b, po, res, 16 * j, true);
+      });
       spec.modes.forEach((m, k) => {
         if (m === 'f') bump(f, ps[k] as number, 16 * u);
       });
@@ -266,7 +298,7 @@ function emitRange(b: Body, po: number, ps: readonly number[], n: number, vecOk:
       .set(l);
     return l;
   });
-  const res = evalAs(b, spec.tree, spec.outKind, ins, false);
+  const res = evalAs(b, spec.tree, spec.outKind, ins);
   store(b, po, res, 0, false);
   spec.modes.forEach((m, k) => {
     if (m === 'f') bump(f, ps[k] as number, KINDS[spec.inKinds[k] as Kind].bytes);
@@ -321,6 +353,88 @@ function chunkEntry(nIn: number, nP: number, runIndex: number): FunctionBuilder 
   return f;
 }
 
+/**
+ * run2dChunk(chunk, thread, blk) → run2d over rows [chunk*per, +per) ∩ [0, rows), its arguments
+ * read from the block at `blk` (layout: {@link run2dBlock}), so any number of inputs fits the
+ * pool's 8 args.
+ */
+function chunk2dEntry(nIn: number, nP: number, run2dIndex: number): FunctionBuilder {
+  const f = new FunctionBuilder([I32, I32, I32]);
+  const BLK = 2;
+  const at = run2dBlockLayout(nIn, nP);
+  const field = (i: number) => f.get(BLK).mem('i32.load', at.ints + 4 * i);
+  const r0 = f.local(I32);
+  const r1 = f.local(I32);
+  f.get(0);
+  field(at.per);
+  f.op('i32.mul').tee(r0);
+  field(at.rows);
+  f.op('i32.ge_u').if().op('return').end();
+  f.get(r0);
+  field(at.per);
+  f.op('i32.add').set(r1);
+  f.get(r1);
+  field(at.rows);
+  f.get(r1);
+  field(at.rows);
+  f.op('i32.lt_u', 'select').set(r1);
+  for (let k = 0; k <= nIn; k++) field(k);
+  for (let p = 0; p < nP; p++) f.get(BLK).mem('f64.load', 8 * p);
+  f.get(r0).get(r1);
+  field(at.cols);
+  for (let k = 0; k < nIn; k++) field(at.rs + k);
+  f.call(run2dIndex);
+  return f;
+}
+
+/** Byte offset of the i32 fields and their indices in run2dChunk's argument block. */
+interface Run2dBlockLayout {
+  readonly bytes: number;
+  readonly ints: number;
+  readonly rows: number;
+  readonly cols: number;
+  readonly per: number;
+  readonly rs: number;
+}
+
+function run2dBlockLayout(nIn: number, nP: number): Run2dBlockLayout {
+  const ints = 8 * nP;
+  const rows = 1 + nIn;
+  return { ints, rows, cols: rows + 1, per: rows + 2, rs: rows + 3, bytes: ints + 4 * (rows + 3 + nIn) };
+}
+
+/**
+ * Write run2dChunk's argument block at byte address `blk` (8-byte aligned) of the memory's
+ * `buffer`: the f64 params, then i32 out, in..., rows, cols, rows per chunk, row strides...
+ * (`run2dBlockBytes` sizes it).
+ */
+export function writeRun2dBlock(
+  buffer: ArrayBufferLike,
+  blk: number,
+  a: {
+    readonly params: readonly number[];
+    readonly ptrs: readonly number[];
+    readonly rows: number;
+    readonly cols: number;
+    readonly per: number;
+    readonly rowStrides: readonly number[];
+  },
+): void {
+  const at = run2dBlockLayout(a.ptrs.length - 1, a.params.length);
+  if (a.params.length > 0) new Float64Array(buffer, blk, a.params.length).set(a.params);
+  const ints = new Int32Array(buffer, blk + at.ints, at.rs + a.rowStrides.length);
+  ints.set(a.ptrs);
+  ints[at.rows] = a.rows;
+  ints[at.cols] = a.cols;
+  ints[at.per] = a.per;
+  ints.set(a.rowStrides, at.rs);
+}
+
+/** Bytes of run2dChunk's argument block for `nIn` inputs and `nP` params. */
+export function run2dBlockBytes(nIn: number, nP: number): number {
+  return run2dBlockLayout(nIn, nP).bytes;
+}
+
 export function buildKernelModule(spec: KernelSpec, memory: MemoryImport): ModuleBuilder {
   try {
     return buildWith(spec, memory, false);
@@ -331,11 +445,11 @@ export function buildKernelModule(spec: KernelSpec, memory: MemoryImport): Modul
 }
 
 function buildWith(spec: KernelSpec, memory: MemoryImport, withImports: boolean): ModuleBuilder {
-  const ctx = new ModuleCtx(memory, withImports);
   const nIn = spec.inKinds.length;
   const nP = spec.params.length;
   const vecOk =
     spec.simd && spec.inKinds.every((k) => k === spec.outKind) && uniformKind(spec.tree, spec.outKind);
+  const ctx = new ModuleCtx(memory, withImports, vecOk);
   const ptrArgs: ValType[] = Array<ValType>(1 + nIn).fill(I32);
   const f64Args: ValType[] = Array<ValType>(nP).fill(F64);
   const outBytes = KINDS[spec.outKind].bytes;
@@ -396,7 +510,8 @@ function buildWith(spec: KernelSpec, memory: MemoryImport, withImports: boolean)
     emitRange(b, po, ps, n, vecOk);
     f.get(r).i32Const(1).op('i32.add').set(r);
     f.br(0).end().end();
-    ctx.mb.addFunction(f, 'run2d');
+    const run2dIndex = ctx.mb.addFunction(f, 'run2d');
+    ctx.mb.addFunction(chunk2dEntry(nIn, nP, run2dIndex), 'run2dChunk');
   }
   return ctx.mb;
 }

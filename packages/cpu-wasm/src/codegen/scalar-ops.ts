@@ -2,7 +2,8 @@
  * Scalar emitters: one element of every UNARY_FNS / BINARY_FNS function, for every compute kind,
  * with mshadow's semantics (see expr.ts): integer arithmetic wraps in the dtype, integer division
  * and mod by zero give 0 (and INT_MIN / -1 wraps instead of trapping: wasm's div_s traps on both),
- * transcendental functions run in float64 through JS imports and truncate back, comparisons and
+ * transcendental functions run in float64 through JS imports and truncate back (float exp, log,
+ * tanh and erf in modules with a SIMD body use the SIMD function instead), comparisons and
  * logic give 1/0 in the operand kind, rint ties toward floor and round ties away from zero (MXNet's
  * definitions, which differ from NumPy's half-to-even).
  *
@@ -11,7 +12,7 @@
  * vector instruction (vector-ops.ts lifts them lane by lane).
  */
 import type { BinaryFn, UnaryFn } from '@mx/ops';
-import type { Gen } from './gen.js';
+import type { Gen, VMathFn } from './gen.js';
 import type { BinaryImport, UnaryImport } from './js-math.js';
 import { fromBool, fromF64, KINDS, type Kind, norm, toF64 } from './kinds.js';
 
@@ -57,10 +58,20 @@ function viaF64Unary(g: Gen, kind: Kind, a: number, emit: () => void): void {
   fromF64(g.f, kind);
 }
 
+/** Unary functions with a SIMD implementation (vmath.ts). */
+const VMATH: ReadonlySet<UnaryFn> = new Set<UnaryFn>(['exp', 'log', 'tanh', 'erf'] satisfies VMathFn[]);
+
 export function scalarUnary(g: Gen, fn: UnaryFn, kind: Kind, a: number): void {
   const f = g.f;
   const info = KINDS[kind];
   const sp = info.sp;
+  if (g.scalarVMath === true && (sp === 'f32' || sp === 'f64') && VMATH.has(fn)) {
+    f.get(a)
+      .op(`${info.vp}.splat`)
+      .call(g.vmath(fn as VMathFn, sp))
+      .lane(info.extract, 0);
+    return;
+  }
   const imp = UNARY_VIA_IMPORT[fn];
   if (imp !== undefined) {
     viaF64Unary(g, kind, a, () => f.call(g.importIndex(imp)));

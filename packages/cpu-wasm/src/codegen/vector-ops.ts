@@ -1,7 +1,7 @@
 /**
  * Vector (128-bit SIMD) emitters: a whole v128 of one kind per call. Functions with a SIMD
  * instruction or a short SIMD sequence use it (arithmetic, min/max, comparisons as lane masks
- * ANDed with 1, rounding, select via bitselect); exp/log/tanh/erf call the polynomial helpers of
+ * ANDed with 1, rounding, select via bitselect); exp/log/tanh/erf inline the polynomial code of
  * vmath.ts; everything else is *lifted*: extract each lane, run the scalar emitter, replace the
  * lane. Lifting keeps every function available in the vector loop with identical results to the
  * scalar tail, so the SIMD path is never a semantic fork.
@@ -12,6 +12,7 @@ import { V128 } from '../wasm/assembler.js';
 import type { Gen } from './gen.js';
 import { KINDS, type Kind, pushVConst } from './kinds.js';
 import { scalarBinary, scalarUnary } from './scalar-ops.js';
+import { emitVMath } from './vmath.js';
 
 const zero = (f: FunctionBuilder) => f.v128Const(new Uint8Array(16));
 
@@ -99,7 +100,7 @@ export function vectorUnary(g: Gen, fn: UnaryFn, kind: Kind, a: number): void {
       case 'log':
       case 'tanh':
       case 'erf':
-        f.get(a).call(g.vmath(fn, fk));
+        f.get(emitVMath(f, fn, fk, a));
         return;
       case 'sign':
         f.get(a);

@@ -1,15 +1,24 @@
 /**
- * SIMD math: exp, log, tanh and erf on f32x4 and f64x2 as wasm functions (v128 -> v128), added to
- * a kernel module on first use. JS Math is scalar, so a vector body calling it per lane would run
- * at scalar speed; these keep sigmoid/tanh/softmax/GELU-style expressions in SIMD.
+ * SIMD math: exp, log, tanh and erf on f32x4 and f64x2. JS Math is scalar, so a vector body calling
+ * it per lane would run at scalar speed; these keep sigmoid/tanh/softmax/GELU-style expressions in
+ * SIMD. Each function is an emitter (`emitVMath`) that writes its instructions into any function:
+ * kernel loops inline it (a call per vector costs ~15% of an exp), and `buildVMath` wraps it as a
+ * `v128 -> v128` function for scalar tails and other callers. Both give the same bits.
  *
- * Algorithms (all branch-free: both sides of a range split are computed and blended):
- * - exp: round(x*log2e) range reduction, Cephes expf polynomial (f32) / fdlibm's rational (f64),
- *   scaled by 2^n as two halves so results near overflow and in the subnormal range are right.
+ * Algorithms (both sides of a range split computed and blended, except exp's one branch):
+ * - exp: n = round(x*log2e) by adding 1.5*2^mantissaBits (the integer lands in the low bits, so no
+ *   float-to-int conversion), two-constant reduction (Cephes), a degree-6 minimax polynomial (f32)
+ *   / fdlibm's rational (f64), times 2^n. When every lane has |x| < 87 (f32) / 708 (f64) 2^n and
+ *   the result are normal and one power of two is applied; otherwise (large |x|, inf, NaN) x is
+ *   clamped and 2^n applied as two halves so results near overflow and in the subnormal range are
+ *   right. Both paths round the same mantissas, so the branch never changes a normal result. A
+ *   kernel's unrolled vectors share one check (`emitVMathGroup`).
  * - log: exponent/mantissa split with subnormals pre-scaled, Cephes logf polynomial (f32) /
  *   fdlibm's log (f64); 0, negatives, inf and NaN patched at the end.
  * - tanh: odd polynomial (Cephes) below 0.625, 1 - 2/(exp(2|x|)+1) above.
  * - erf: Taylor series below 0.84375, exp(-x^2) * Chebyshev fit above (js-math.ts).
+ * Clamps use pmin/pmax with x first (one x64 instruction each; a NaN x passes through), not
+ * min/max, whose NaN and signed-zero rules cost ~10 instructions on x64.
  * Measured against Math.* / mpmath: float32 <= 1.3 ulp (erf <= 2.2 ulp: exp(-x*x) inherits the
  * rounding of x*x), float64 <= 4e-16 relative (erf 1.9e-15). codegen.test.ts checks these bounds.
  */
@@ -57,8 +66,10 @@ class VB {
   sub = (a: Arg, b: Arg) => this.op(`${this.vp}.sub`, a, b);
   mul = (a: Arg, b: Arg) => this.op(`${this.vp}.mul`, a, b);
   div = (a: Arg, b: Arg) => this.op(`${this.vp}.div`, a, b);
-  min = (a: Arg, b: Arg) => this.op(`${this.vp}.min`, a, b);
-  max = (a: Arg, b: Arg) => this.op(`${this.vp}.max`, a, b);
+  /** x > hi ? hi : x (NaN x stays NaN). */
+  clampHi = (x: Arg, hi: Arg) => this.op(`${this.vp}.pmin`, x, hi);
+  /** x < lo ? lo : x (NaN x stays NaN). */
+  clampLo = (x: Arg, lo: Arg) => this.op(`${this.vp}.pmax`, x, lo);
   /** mask ? a : b */
   sel = (a: Arg, b: Arg, mask: Arg) => this.op('v128.bitselect', a, b, mask);
   /** c[0]*x^(n-1) + ... + c[n-1] */
@@ -79,46 +90,98 @@ class VB {
   }
 }
 
-function exp32(v: VB, x0: number): number {
-  const x = v.min(v.max(x0, K(-104)), K(89));
-  const n = v.op('f32x4.nearest', v.mul(x, K(Math.LOG2E)));
-  const r = v.sub(v.sub(x, v.mul(n, K(0.693359375))), v.mul(n, K(-2.1219444e-4)));
-  const z = v.mul(r, r);
-  let p = v.horner(
-    r,
-    [1.98756915e-4, 1.3981999507e-3, 8.3334519073e-3, 0.041665795894, 0.16666665459, 0.50000001201],
-  );
-  p = v.add(v.add(v.mul(p, z), r), K(1));
-  const ni = v.op('i32x4.trunc_sat_f32x4_s', n);
-  const n1 = v.shift('i32x4.shr_s', ni, 1);
-  const n2 = v.op('i32x4.sub', ni, n1);
-  const s1 = v.shift('i32x4.shl', v.op('i32x4.add', n1, i32s(127)), 23);
-  const s2 = v.shift('i32x4.shl', v.op('i32x4.add', n2, i32s(127)), 23);
-  return v.mul(v.mul(p, s1), s2);
+/**
+ * Per kind: integer vector prefix, mantissa bits, exponent bias, the rounding magic 1.5*2^mant +
+ * bias and its bits, exp's fast-path bound. t = x*log2e + magic rounds x*log2e to an integer n held
+ * in t's low bits with the exponent bias already added, so 2^n is bits(t) << mant.
+ */
+const EXP = {
+  f32: { vi: 'i32x4', mant: 23, bias: 127, magic: 12583039, magicBits: 0x4b40007f, fast: 87 },
+  f64: {
+    vi: 'i64x2',
+    mant: 52,
+    bias: 1023,
+    magic: 6755399441056767,
+    magicBits: 0x43380000000003ffn,
+    fast: 708,
+  },
+} as const;
+
+/**
+ * exp(r) = 1 + r + r^2*P(r) on |r| <= ln2/2, P of degree 4 (float32): a minimax fit of relative
+ * error (Lawson's iteration on 4001 Chebyshev nodes, numpy) rounded to float32. Approximation error
+ * 2e-9, so the result's error is rounding (<= 1.12 ulp measured over 8M inputs, Cephes' degree-7
+ * expf 0.99), for one multiply-add less.
+ */
+const EXP_P32 = [0.0013843654, 0.0083741555, 0.041668002, 0.16666432, 0.49999994];
+
+const intSplat = (kind: 'f32' | 'f64', n: number | bigint): Arg =>
+  kind === 'f32' ? i32s(Number(n)) : i64s(BigInt(n));
+
+/**
+ * exp(x) = exp(r) * 2^n, n = round(x*log2e), r = x - n*ln2 in two parts. `twoHalves`: multiply by
+ * 2^(n>>1) then 2^(n - (n>>1)), right for n outside the normal exponent range; otherwise by 2^n.
+ * For normal results both are exact, so the two forms give the same bits.
+ */
+function expCore(v: VB, x: number, twoHalves: boolean): number {
+  const c = EXP[v.kind];
+  const vi = c.vi;
+  const t = v.add(v.mul(x, K(Math.LOG2E)), K(c.magic));
+  const n = v.sub(t, K(c.magic));
+  let y: number;
+  if (v.kind === 'f32') {
+    const r = v.sub(v.sub(x, v.mul(n, K(0.693359375))), v.mul(n, K(-2.1219444e-4)));
+    y = v.add(v.add(v.mul(v.horner(r, EXP_P32), v.mul(r, r)), r), K(1));
+  } else {
+    // fdlibm's rational form of exp(r) on r = hi - lo.
+    const hi = v.sub(x, v.mul(n, K(0.6931471803691238)));
+    const lo = v.mul(n, K(1.9082149292705877e-10));
+    const r = v.sub(hi, lo);
+    const tt = v.mul(r, r);
+    const poly = v.horner(
+      tt,
+      [
+        4.1381367970572385e-8, -0.0000016533902205465252, 0.00006613756321437934, -0.0027777777777015593,
+        0.16666666666666602,
+      ],
+    );
+    const cc = v.sub(r, v.mul(tt, poly));
+    y = v.sub(K(1), v.sub(v.sub(lo, v.div(v.mul(r, cc), v.sub(K(2), cc))), hi));
+  }
+  if (!twoHalves) return v.mul(y, v.shift(`${vi}.shl`, t, c.mant));
+  const ni = v.op(`${vi}.sub`, t, intSplat(v.kind, c.magicBits));
+  const n1 = v.shift(`${vi}.shr_s`, ni, 1);
+  const pow2 = (k: number) => v.shift(`${vi}.shl`, v.op(`${vi}.add`, k, intSplat(v.kind, c.bias)), c.mant);
+  return v.mul(v.mul(y, pow2(n1)), pow2(v.op(`${vi}.sub`, ni, n1)));
 }
 
-function exp64(v: VB, x0: number): number {
-  const x = v.min(v.max(x0, K(-746)), K(710));
-  const k = v.op('f64x2.nearest', v.mul(x, K(Math.LOG2E)));
-  const hi = v.sub(x, v.mul(k, K(0.6931471803691238)));
-  const lo = v.mul(k, K(1.9082149292705877e-10));
-  const r = v.sub(hi, lo);
-  const t = v.mul(r, r);
-  const poly = v.horner(
-    t,
-    [
-      4.1381367970572385e-8, -0.0000016533902205465252, 0.00006613756321437934, -0.0027777777777015593,
-      0.16666666666666602,
-    ],
-  );
-  const c = v.sub(r, v.mul(t, poly));
-  const y = v.sub(K(1), v.sub(v.sub(lo, v.div(v.mul(r, c), v.sub(K(2), c))), hi));
-  const ki = v.op('i64x2.extend_low_i32x4_s', v.op('i32x4.trunc_sat_f64x2_s_zero', k));
-  const k1 = v.shift('i64x2.shr_s', ki, 1);
-  const k2 = v.op('i64x2.sub', ki, k1);
-  const s1 = v.shift('i64x2.shl', v.op('i64x2.add', k1, i64s(1023n)), 52);
-  const s2 = v.shift('i64x2.shl', v.op('i64x2.add', k2, i64s(1023n)), 52);
-  return v.mul(v.mul(y, s1), s2);
+/** exp of each vector in `xs`, with one range check (and branch) for the whole group. */
+function expGroup(v: VB, xs: readonly number[]): number[] {
+  const f = v.f;
+  const vp = v.vp;
+  const res = xs.map(() => f.local(V128));
+  const lim = v.kind === 'f32' ? { lo: -104, hi: 89 } : { lo: -746, hi: 710 };
+  let ok = -1;
+  for (const x of xs) {
+    const m = v.op(`${vp}.lt`, v.op(`${vp}.abs`, x), K(EXP[v.kind].fast));
+    ok = ok < 0 ? m : v.op('v128.and', ok, m);
+  }
+  f.get(ok)
+    .op(v.kind === 'f32' ? 'i32x4.all_true' : 'i64x2.all_true')
+    .if();
+  xs.forEach((x, j) => {
+    f.get(expCore(v, x, false)).set(res[j] as number);
+  });
+  f.else();
+  xs.forEach((x, j) => {
+    f.get(expCore(v, v.clampHi(v.clampLo(x, K(lim.lo)), K(lim.hi)), true)).set(res[j] as number);
+  });
+  f.end();
+  return res;
+}
+
+function expV(v: VB, x: number): number {
+  return expGroup(v, [x])[0] as number;
 }
 
 function log32(v: VB, x: number): number {
@@ -177,7 +240,10 @@ function log64(v: VB, x: number): number {
   return v.logSpecials(x, r);
 }
 
-function tanhV(v: VB, x: number, exp: number): number {
+/** Emits exp of the v128 in a local; returns the result local. */
+type ExpEmitter = (v: VB, x: number) => number;
+
+function tanhV(v: VB, x: number, exp: ExpEmitter): number {
   const a = v.op(`${v.vp}.abs`, x);
   const z = v.mul(x, x);
   let ys: number;
@@ -192,21 +258,18 @@ function tanhV(v: VB, x: number, exp: number): number {
     const Q = v.horner(z, [1, 112.81167849163293, 2235.4883906010045, 4844.063053251255]);
     ys = v.add(x, v.div(v.mul(v.mul(x, z), P), Q));
   }
-  v.push(v.mul(v.min(a, K(v.kind === 'f32' ? 9 : 20)), K(2)));
-  v.f.call(exp);
-  const e = v.f.local(V128);
-  v.f.set(e);
+  const e = exp(v, v.mul(v.clampHi(a, K(v.kind === 'f32' ? 9 : 20)), K(2)));
   const yl = v.copysign(v.sub(K(1), v.div(K(2), v.add(e, K(1)))), x);
   return v.sel(ys, yl, v.op(`${v.vp}.lt`, a, K(0.625)));
 }
 
-function erfV(v: VB, x: number, exp: number): number {
+function erfV(v: VB, x: number, exp: ExpEmitter): number {
   const fit = ERFC_FIT[v.kind];
   const a = v.op(`${v.vp}.abs`, x);
   const z = v.mul(x, x);
   const taylor = erfTaylor(v.kind === 'f32' ? 10 : 17).reverse();
   const ys = v.mul(v.horner(z, taylor), x);
-  const xc = v.min(a, K(fit.xmax));
+  const xc = v.clampHi(a, K(fit.xmax));
   const t = v.div(K(1), xc);
   const u = v.mul(v.sub(t, K((fit.ta + fit.tb) / 2)), K(2 / (fit.tb - fit.ta)));
   const u2 = v.add(u, u);
@@ -219,39 +282,74 @@ function erfV(v: VB, x: number, exp: number): number {
     b1 = b0;
   }
   const g = v.add(v.sub(v.mul(u, b1), b2), K(c[0] as number));
-  v.push(v.op(`${v.vp}.neg`, v.mul(xc, xc)));
-  v.f.call(exp);
-  const e = v.f.local(V128);
-  v.f.set(e);
+  const e = exp(v, v.op(`${v.vp}.neg`, v.mul(xc, xc)));
   const yl = v.copysign(v.sub(K(1), v.mul(v.mul(e, g), t)), x);
   return v.sel(ys, yl, v.op(`${v.vp}.lt`, a, K(ERF_SMALL)));
 }
 
-/** Build the SIMD function `fn` for `kind`; `index` gives other helpers' function indices (exp). */
+/**
+ * Emit `fn` of the v128 in local `x` into `f`; returns the local holding the result. `exp` emits
+ * the exp that tanh and erf use (default: inline).
+ */
+export function emitVMath(
+  f: FunctionBuilder,
+  fn: VMathFn,
+  kind: 'f32' | 'f64',
+  x: number,
+  exp: ExpEmitter = expV,
+): number {
+  const v = new VB(f, kind);
+  switch (fn) {
+    case 'exp':
+      return expV(v, x);
+    case 'log':
+      return kind === 'f32' ? log32(v, x) : log64(v, x);
+    case 'tanh':
+      return tanhV(v, x, exp);
+    case 'erf':
+      return erfV(v, x, exp);
+    default:
+      return fn satisfies never;
+  }
+}
+
+const VMATH_FNS: ReadonlySet<string> = new Set<VMathFn>(['exp', 'log', 'tanh', 'erf']);
+
+/** Whether `fn` has SIMD code here. */
+export function isVMathFn(fn: string): fn is VMathFn {
+  return VMATH_FNS.has(fn);
+}
+
+/**
+ * `emitVMath` for several vectors at once (a kernel's unrolled steps): exp checks the range of the
+ * whole group once (x64 all_true is ~4 instructions plus a branch); the others are emitted per vector.
+ */
+export function emitVMathGroup(
+  f: FunctionBuilder,
+  fn: VMathFn,
+  kind: 'f32' | 'f64',
+  xs: readonly number[],
+): number[] {
+  if (fn === 'exp') return expGroup(new VB(f, kind), xs);
+  return xs.map((x) => emitVMath(f, fn, kind, x));
+}
+
+/**
+ * Build the SIMD function `fn` for `kind` (v128 -> v128); `index` gives other helpers' function
+ * indices (tanh and erf call the exp function instead of inlining it).
+ */
 export function buildVMath(
   fn: VMathFn,
   kind: 'f32' | 'f64',
   index: (fn: VMathFn, kind: 'f32' | 'f64') => number,
 ): FunctionBuilder {
   const f = new FB([V128], [V128]);
-  const v = new VB(f, kind);
-  let r: number;
-  switch (fn) {
-    case 'exp':
-      r = kind === 'f32' ? exp32(v, 0) : exp64(v, 0);
-      break;
-    case 'log':
-      r = kind === 'f32' ? log32(v, 0) : log64(v, 0);
-      break;
-    case 'tanh':
-      r = tanhV(v, 0, index('exp', kind));
-      break;
-    case 'erf':
-      r = erfV(v, 0, index('exp', kind));
-      break;
-    default:
-      return fn satisfies never;
-  }
-  f.get(r);
+  const callExp: ExpEmitter = (v, x) => {
+    v.f.get(x).call(index('exp', kind));
+    const l = v.f.local(V128);
+    v.f.set(l);
+    return l;
+  };
+  f.get(emitVMath(f, fn, kind, 0, callExp));
   return f;
 }
