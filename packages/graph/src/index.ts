@@ -47,3 +47,8 @@ export {
   type PlanMemoryOptions,
   planMemory,
 } from './passes/plan-memory.js';
+export {
+  rewriteSoftmaxIdiom,
+  type SoftmaxIdiomOptions,
+  type SoftmaxIdiomResult,
+} from './passes/softmax-idiom.js';

@@ -38,7 +38,7 @@ export function compileGraph(
   const bound = buildBoundGraph(registry, layout, reqs, settings.aggregateCap);
   const types = inferBound(layout, bound, known, fwd, op);
   if (!settings.fusion) return { bound, types, fusedNodes: 0, fusedOps: 0 };
-  return fuseBound(bound, types, layout.symbol.outputs.length);
+  return fuseBound(registry, bound, types, layout.symbol.outputs.length);
 }
 
 /** Memory plan of a compiled graph: `external` op outputs (bound gradient arrays) are not planned. */

@@ -302,4 +302,23 @@ describe('environment settings', () => {
       'sum_grad_final',
     ]);
   });
+
+  it('runs a softmax written from ops as the softmax op in inference graphs, with the same values', async () => {
+    const b = new Builder(rt.registry);
+    const probs = softmaxOps(b, b.v('x'), 'sm_');
+    const x = values(6 * 9, 3, 4);
+    const run = async (fusion: boolean) => {
+      const ex = simpleBind(rt, b.sym(probs), { shapes: { x: [6, 9] }, gradReq: 'null', fusion });
+      ex.argDict.x?.set(x);
+      const out = await host(ex.forward()[0]);
+      const nodes = ex.segments('forward').flat();
+      ex.dispose();
+      return { out, nodes };
+    };
+    const fused = await run(true);
+    const plain = await run(false);
+    expect(fused.nodes).toEqual(['sm_div']);
+    expect(plain.nodes).toEqual(['sm_max', 'sm_sub', 'sm_exp', 'sm_sum', 'sm_div']);
+    expectClose(fused.out, plain.out, 'probs');
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * Elementwise fusion of a bound graph (forward + backward) with @mx/graph's `fuseElementwise`,
- * keeping everything the executor knows about the graph valid on the result.
+ * Fusion of a bound graph (forward + backward) with @mx/graph's `rewriteSoftmaxIdiom` (softmax
+ * written from ops becomes the softmax op) and `fuseElementwise`, keeping everything the executor
+ * knows about the graph valid on the result.
  *
  * The bound graph's op nodes are first copied without control dependencies: the gradient pass
  * gives each backward node a control dependency on its forward node (for inference) and orders
@@ -18,7 +19,16 @@
  * outputs, which come first in the fused graph's DFS order.
  */
 import { type DTypeName, MXNetError, type Shape } from '@mx/base';
-import { entry, fuseElementwise, GraphNode, IndexedGraph, inferShape, inferType } from '@mx/graph';
+import {
+  entry,
+  fuseElementwise,
+  GraphNode,
+  IndexedGraph,
+  inferShape,
+  inferType,
+  rewriteSoftmaxIdiom,
+} from '@mx/graph';
+import type { OpRegistry } from '@mx/ops';
 import type { BoundGraph } from './graph.js';
 import type { EntryTypes } from './infer.js';
 
@@ -48,7 +58,12 @@ function internal(message: string, cause?: unknown): MXNetError {
  * Fuse `bound` (whose first `numOutputs` outputs are the forward outputs) given its inferred
  * `types`. Returns the input unchanged when nothing fuses.
  */
-export function fuseBound(bound: BoundGraph, types: EntryTypes, numOutputs: number): FusedBound {
+export function fuseBound(
+  registry: OpRegistry,
+  bound: BoundGraph,
+  types: EntryTypes,
+  numOutputs: number,
+): FusedBound {
   const idx = bound.idx;
   const n = idx.nodes.length;
   const copies: GraphNode[] = new Array(n);
@@ -64,7 +79,7 @@ export function fuseBound(bound: BoundGraph, types: EntryTypes, numOutputs: numb
             inputs.map((e) => entry(copies[e.nodeId] as GraphNode, e.index, e.version)),
           );
   }
-  const work = new IndexedGraph(
+  let work = new IndexedGraph(
     idx.outputs.map((o) => entry(copies[o.nodeId] as GraphNode, o.index, o.version)),
   );
 
@@ -89,9 +104,16 @@ export function fuseBound(bound: BoundGraph, types: EntryTypes, numOutputs: numb
     return { shapes, dtypes };
   };
 
-  const wt = transfer(work, origins(work));
+  let wt = transfer(work, origins(work));
+  // Softmax idioms first (one op for five), then elementwise chains. A softmax keeps the copy's
+  // name of the divide it replaces, so it traces back to that node like any rebuilt copy.
+  const sm = rewriteSoftmaxIdiom(work, { registry, shapes: wt.shapes, dtypes: wt.dtypes });
+  if (sm.rewritten > 0) {
+    work = new IndexedGraph(sm.outputs);
+    wt = transfer(work, origins(work));
+  }
   const res = fuseElementwise(work, { shapes: wt.shapes, dtypes: wt.dtypes });
-  if (res.fusedNodes === 0) return { bound, types, fusedNodes: 0, fusedOps: 0 };
+  if (res.fusedNodes === 0 && sm.rewritten === 0) return { bound, types, fusedNodes: 0, fusedOps: 0 };
 
   const fused = new IndexedGraph(res.outputs);
   const from = origins(fused);
@@ -163,7 +185,7 @@ export function fuseBound(bound: BoundGraph, types: EntryTypes, numOutputs: numb
       headGradNodes,
     },
     types: out,
-    fusedNodes: res.fusedNodes,
-    fusedOps: res.fusedOps,
+    fusedNodes: res.fusedNodes + sm.rewritten,
+    fusedOps: res.fusedOps + 5 * sm.rewritten,
   };
 }
