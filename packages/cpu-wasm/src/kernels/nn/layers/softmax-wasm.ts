@@ -3,23 +3,29 @@
  * each row of M elements is contiguous), float32 (f32x4) and float64 (f64x2):
  *
  *   sm(in, out, rows, M, T), lsm(...)          forward, three passes per row:
- *       max (vector max + scalar tail) → e = exp((x - max)/T), stored (softmax) and summed →
+ *       max → e = exp((x - max)/T), stored (softmax) and summed →
  *       out = e · (1/sum) (softmax) or (x - max)/T - log(sum) (log_softmax); /T is a multiply by
  *       1/T, exact for the default T = 1
  *   smB(og, y, dx, rows, M, T), lsmB(...)      backward, `A` suffix (smBA, lsmBA) adds into dx:
  *       softmax: dx = y (og - Σ og·y) / T;  log_softmax: dx = (og - e^y Σ og) / T
  *
- * exp/log are the codegen family's SIMD implementations (vmath.ts); scalar tails go through the
- * same vector functions on a splatted value, so tail and body lanes round alike. Each pass reads
- * element j before writing element j, so out may alias in (and dx may alias og or y).
+ * Speed: a row (4 KB for 1000 float32) stays in L1 across its passes, so the exp pass bounds the
+ * time (it runs at the FP throughput of the exp polynomial; the other passes cost ~20%). Every pass
+ * is unrolled over UNROLL vectors with independent accumulators (max, sum); exp is inlined through
+ * `emitVMathGroup` (one range check per group; a call per vector cost 2.5x), and the exp pass has
+ * a copy without the 1/T multiply for T = 1. The max uses pmax (one x64 instruction; `max` is ~8
+ * for its NaN and ±0 rules): a NaN dropped from the max still reaches the sum through its own exp,
+ * so a row holding a NaN is all NaN either way, and ±0 maxima give the same outputs. The last
+ * M mod lanes elements of a row go through exp as one partial vector (lanes are independent, so
+ * they get the body's bits); log(sum) calls the module's vector log on a splat, once per row. Each
+ * pass loads a group of vectors before storing them, so out may alias in (and dx may alias og or y).
  *
  * Pool entry points (i32 args only; T is read as an f64 at `pp`), rows [c·per, min(rows, (c+1)·per)):
  *   smC(c, t, in, out, rows, M, pp, per), lsmC, smBC(c, t, og, y, dx, rows, M, pp, per), ...
  */
 import type { VMathFn } from '../../../codegen/gen.js';
-import { buildVMath } from '../../../codegen/vmath.js';
+import { buildVMath, emitVMathGroup } from '../../../codegen/vmath.js';
 import {
-  F32,
   F64,
   FunctionBuilder,
   I32,
@@ -28,252 +34,193 @@ import {
   V128,
   type ValType,
 } from '../../../wasm/assembler.js';
+import {
+  G,
+  nextRow,
+  prologue,
+  rowLoop,
+  rowPass,
+  type SoftmaxFloat,
+  scalarTail,
+  shift,
+  tailLanes,
+  tailVector,
+  UNROLL,
+} from './softmax-wasm-loops.js';
 
-export type SoftmaxFloat = 'float32' | 'float64';
-
-/** Element-type specifics and the module's vector exp/log function indices. */
-class G {
-  readonly f32: boolean;
-  readonly V: 'f32x4' | 'f64x2';
-  readonly S: 'f32' | 'f64';
-  readonly es: number;
-  readonly lanes: number;
-  readonly st: ValType;
-  readonly exp: number;
-  readonly log: number;
-
-  constructor(dtype: SoftmaxFloat, exp: number, log: number) {
-    this.f32 = dtype === 'float32';
-    this.V = this.f32 ? 'f32x4' : 'f64x2';
-    this.S = this.f32 ? 'f32' : 'f64';
-    this.es = this.f32 ? 4 : 8;
-    this.lanes = this.f32 ? 4 : 2;
-    this.st = this.f32 ? F32 : F64;
-    this.exp = exp;
-    this.log = log;
-  }
-
-  /** Push base + j·es. */
-  at(f: FunctionBuilder, base: number, j: number): void {
-    f.get(base).get(j).i32Const(this.es).op('i32.mul', 'i32.add');
-  }
-  vload(f: FunctionBuilder, base: number, j: number): void {
-    this.at(f, base, j);
-    f.mem('v128.load', 0, 0);
-  }
-  sload(f: FunctionBuilder, base: number, j: number): void {
-    this.at(f, base, j);
-    f.mem(`${this.S}.load`, 0, 0);
-  }
-  /** Store local `v` (v128) at base + j·es. */
-  vstore(f: FunctionBuilder, base: number, j: number, v: number): void {
-    this.at(f, base, j);
-    f.get(v).mem('v128.store', 0, 0);
-  }
-  sstore(f: FunctionBuilder, base: number, j: number, s: number): void {
-    this.at(f, base, j);
-    f.get(s).mem(`${this.S}.store`, 0, 0);
-  }
-  vop(f: FunctionBuilder, name: string): void {
-    f.op(`${this.V}.${name}`);
-  }
-  sop(f: FunctionBuilder, name: string): void {
-    f.op(`${this.S}.${name}`);
-  }
-  splat(f: FunctionBuilder): void {
-    f.op(`${this.V}.splat`);
-  }
-  /** [scalar] → fn(scalar) through the vector function `fi` (lane 0 of fn(splat)). */
-  scalarVia(f: FunctionBuilder, fi: number): void {
-    this.splat(f);
-    f.call(fi).lane(`${this.V}.extract_lane`, 0);
-  }
-  /** Push the horizontal max/add of the lanes of local `v`. */
-  hreduce(f: FunctionBuilder, v: number, op: 'max' | 'add'): void {
-    f.get(v).lane(`${this.V}.extract_lane`, 0);
-    for (let l = 1; l < this.lanes; l++) {
-      f.get(v).lane(`${this.V}.extract_lane`, l);
-      this.sop(f, op);
-    }
-  }
-}
-
-function pushOne(g: G, f: FunctionBuilder): void {
-  if (g.f32) f.f32Const(1);
-  else f.f64Const(1);
-}
-
-/** `for (; j < limit; j += step) body()` on local `j` (signed compare; limits are < 2^31). */
-function forLoop(f: FunctionBuilder, j: number, limit: number, step: number, body: () => void): void {
-  f.block().loop();
-  f.get(j).get(limit).op('i32.ge_s').brIf(1);
-  body();
-  f.get(j).i32Const(step).op('i32.add').set(j);
-  f.br(0);
-  f.end().end();
-}
-
-/** Locals shared by both directions: row loop, row count in whole vectors, 1/T (scalar and splat). */
-function prologue(
-  g: G,
-  f: FunctionBuilder,
-  M: number,
-  T: number,
-): { r: number; j: number; nv: number; vt: number; st: number } {
-  const r = f.local(I32);
-  const j = f.local(I32);
-  const nv = f.local(I32);
-  const vt = f.local(V128);
-  const st = f.local(g.st);
-  // 1/T once: the loops multiply (exact for the default T = 1; a division per element costs more).
-  f.f64Const(1).get(T).op('f64.div');
-  if (g.f32) f.op('f32.demote_f64');
-  f.set(st);
-  f.get(st);
-  g.splat(f);
-  f.set(vt);
-  f.get(M)
-    .i32Const(~(g.lanes - 1))
-    .op('i32.and')
-    .set(nv);
-  f.get(M).op('i32.eqz').if().op('return').end();
-  f.i32Const(0).set(r);
-  return { r, j, nv, vt, st };
-}
-
-/** Advance row pointers `ptrs` by M·es bytes each. */
-function nextRow(g: G, f: FunctionBuilder, ptrs: readonly number[], M: number): void {
-  for (const p of ptrs) f.get(p).get(M).i32Const(g.es).op('i32.mul', 'i32.add').set(p);
-}
+export type { SoftmaxFloat } from './softmax-wasm-loops.js';
 
 /** Forward over rows: (in, out, rows, M, T: f64). */
 function forwardFn(g: G, log: boolean): FunctionBuilder {
   const f = new FunctionBuilder([I32, I32, I32, I32, F64]);
   const [IN, OUT, ROWS, M, T] = [0, 1, 2, 3, 4];
-  const { r, j, nv, vt, st } = prologue(g, f, M, T);
+  const { r, left, vt, st } = prologue(g, f, M, T);
+  const rin = f.local(I32);
+  const rout = f.local(I32);
   const pin = f.local(I32);
   const pout = f.local(I32);
   const vmax = f.local(V128);
   const smax = f.local(g.st);
-  const vsum = f.local(V128);
   const ssum = f.local(g.st);
-  const e = f.local(V128);
-  const se = f.local(g.st);
-  f.get(IN).set(pin);
-  f.get(OUT).set(pout);
-  forLoop(f, r, ROWS, 1, () => {
-    // 1. max over the row (NaN propagates, so a NaN row gives NaN like MXNet's sum does).
-    f.i32Const(0).set(j);
-    g.sload(f, pin, j);
-    f.set(smax);
-    f.get(smax);
-    g.splat(f);
-    f.set(vmax);
-    forLoop(f, j, nv, g.lanes, () => {
-      f.get(vmax);
-      g.vload(f, pin, j);
-      g.vop(f, 'max');
-      f.set(vmax);
+  const s = f.local(g.st);
+  const amax = g.accs(f, UNROLL);
+  const asum = g.accs(f, UNROLL);
+  const vsum = asum[0] as number;
+  const unit = f.local(I32);
+  /** Locals holding exp((v - max) / T) for the vectors v pushed by `xs` (no multiply when T = 1). */
+  const expShifted = (xs: readonly (() => void)[], scaled: boolean): number[] =>
+    emitVMathGroup(
+      f,
+      'exp',
+      g.kind,
+      xs.map((x) => {
+        x();
+        shift(g, f, vmax, scaled ? vt : -1);
+        const l = f.local(V128);
+        f.set(l);
+        return l;
+      }),
+    );
+  /** Pass 2 over the row: e = exp((x - max) / T), stored for softmax, summed into asum / ssum. */
+  const expPass = (scaled: boolean): void =>
+    rowPass(g, f, [rin, rout], [pin, pout], left, M, {
+      vec: (offs) => {
+        const es = expShifted(
+          offs.map((o) => () => g.vload(f, pin, o)),
+          scaled,
+        );
+        es.forEach((e, k) => {
+          if (!log) g.vstore(f, pout, offs[k] as number, e);
+          f.get(asum[k] as number).get(e);
+          g.vop(f, 'add');
+          f.set(asum[k] as number);
+        });
+      },
+      tail: () => {
+        // the last elements as one vector, the other lanes max (exp 1, not stored or summed)
+        const xv = tailVector(g, f, pin, left, () => f.get(vmax));
+        const e = expShifted([() => f.get(xv)], scaled)[0] as number;
+        tailLanes(g, f, left, (k) => {
+          f.get(e).lane(`${g.V}.extract_lane`, k).set(s);
+          if (!log) g.sstore(f, pout, k, s);
+          f.get(ssum).get(s);
+          g.sop(f, 'add');
+          f.set(ssum);
+        });
+      },
     });
+  // T = 1 (the default) skips a multiply of the exp pass (~5%: that pass bounds the time).
+  f.get(st);
+  g.one(f);
+  g.sop(f, 'eq');
+  f.set(unit);
+  f.get(IN).set(rin);
+  f.get(OUT).set(rout);
+  rowLoop(f, r, ROWS, () => {
+    // 1. max over the row, accumulators seeded with its first element.
+    g.sload(f, rin, 0);
+    f.set(smax);
+    for (const a of amax) {
+      f.get(smax);
+      g.splat(f);
+      f.set(a);
+    }
+    rowPass(g, f, [rin], [pin], left, M, {
+      vec: (offs) => {
+        offs.forEach((o, k) => {
+          f.get(amax[k] as number);
+          g.vload(f, pin, o);
+          g.vop(f, 'pmax');
+          f.set(amax[k] as number);
+        });
+      },
+      tail: () =>
+        scalarTail(g, f, [pin], left, () => {
+          f.get(smax);
+          g.sload(f, pin, 0);
+          g.sop(f, 'max');
+          f.set(smax);
+        }),
+    });
+    g.tree(f, amax, 'pmax');
+    f.set(vmax);
     g.hreduce(f, vmax, 'max');
     f.get(smax);
     g.sop(f, 'max');
     f.set(smax);
-    forLoop(f, j, M, 1, () => {
-      f.get(smax);
-      g.sload(f, pin, j);
-      g.sop(f, 'max');
-      f.set(smax);
-    });
     f.get(smax);
     g.splat(f);
     f.set(vmax);
-    // 2. e = exp((x - max) / T), stored for softmax, summed.
-    f.i32x4Const(0).set(vsum);
-    f.i32Const(0).set(j);
-    forLoop(f, j, nv, g.lanes, () => {
-      g.vload(f, pin, j);
-      f.get(vmax);
-      g.vop(f, 'sub');
-      f.get(vt);
-      g.vop(f, 'mul');
-      f.call(g.exp).set(e);
-      if (!log) g.vstore(f, pout, j, e);
-      f.get(vsum).get(e);
-      g.vop(f, 'add');
-      f.set(vsum);
-    });
-    g.hreduce(f, vsum, 'add');
+    // 2. e = exp((x - max) / T)
+    for (const a of asum) f.i32x4Const(0).set(a);
+    g.zero(f);
     f.set(ssum);
-    forLoop(f, j, M, 1, () => {
-      g.sload(f, pin, j);
-      f.get(smax);
-      g.sop(f, 'sub');
-      f.get(st);
-      g.sop(f, 'mul');
-      g.scalarVia(f, g.exp);
-      f.set(se);
-      if (!log) g.sstore(f, pout, j, se);
-      f.get(ssum).get(se);
-      g.sop(f, 'add');
-      f.set(ssum);
-    });
-    // 3. normalise.
-    f.i32Const(0).set(j);
+    f.get(unit).if();
+    expPass(false);
+    f.else();
+    expPass(true);
+    f.end();
+    g.tree(f, asum, 'add');
+    f.set(vsum);
+    g.hreduce(f, vsum, 'add');
+    f.get(ssum);
+    g.sop(f, 'add');
+    f.set(ssum);
+    // 3. normalise: softmax e · (1/sum) (within an ulp of e / sum, exact for a one-element row);
+    // log_softmax (x - max)/T - log(sum).
     if (!log) {
-      // e · (1/sum): within an ulp of e / sum, and exact when the row has one element.
-      pushOne(g, f);
+      g.one(f);
       f.get(ssum);
       g.sop(f, 'div');
-      f.set(ssum);
-      f.get(ssum);
-      g.splat(f);
-      f.set(vsum);
-      forLoop(f, j, nv, g.lanes, () => {
-        g.vload(f, pout, j);
-        f.get(vsum);
-        g.vop(f, 'mul');
-        f.set(e);
-        g.vstore(f, pout, j, e);
-      });
-      forLoop(f, j, M, 1, () => {
-        g.sload(f, pout, j);
-        f.get(ssum);
-        g.sop(f, 'mul');
-        f.set(se);
-        g.sstore(f, pout, j, se);
-      });
     } else {
       f.get(ssum);
       g.scalarVia(f, g.log);
-      f.set(ssum);
-      f.get(ssum);
-      g.splat(f);
-      f.set(vsum);
-      forLoop(f, j, nv, g.lanes, () => {
-        g.vload(f, pin, j);
-        f.get(vmax);
-        g.vop(f, 'sub');
-        f.get(vt);
-        g.vop(f, 'mul');
-        f.get(vsum);
-        g.vop(f, 'sub');
-        f.set(e);
-        g.vstore(f, pout, j, e);
-      });
-      forLoop(f, j, M, 1, () => {
-        g.sload(f, pin, j);
-        f.get(smax);
-        g.sop(f, 'sub');
-        f.get(st);
-        g.sop(f, 'mul');
-        f.get(ssum);
-        g.sop(f, 'sub');
-        f.set(se);
-        g.sstore(f, pout, j, se);
-      });
     }
-    nextRow(g, f, [pin, pout], M);
+    f.set(ssum);
+    f.get(ssum);
+    g.splat(f);
+    f.set(vsum);
+    rowPass(g, f, [rin, rout], [pin, pout], left, M, {
+      vec: (offs) => {
+        const vs = offs.map((o) => {
+          if (!log) {
+            g.vload(f, pout, o);
+            f.get(vsum);
+            g.vop(f, 'mul');
+          } else {
+            g.vload(f, pin, o);
+            shift(g, f, vmax, vt);
+            f.get(vsum);
+            g.vop(f, 'sub');
+          }
+          const l = f.local(V128);
+          f.set(l);
+          return l;
+        });
+        vs.forEach((v, k) => {
+          g.vstore(f, pout, offs[k] as number, v);
+        });
+      },
+      tail: () =>
+        scalarTail(g, f, [pin, pout], left, () => {
+          if (!log) {
+            g.sload(f, pout, 0);
+            f.get(ssum);
+            g.sop(f, 'mul');
+          } else {
+            g.sload(f, pin, 0);
+            f.get(smax);
+            g.sop(f, 'sub');
+            f.get(st);
+            g.sop(f, 'mul');
+            f.get(ssum);
+            g.sop(f, 'sub');
+          }
+          f.set(s);
+          g.sstore(f, pout, 0, s);
+        }),
+    });
+    nextRow(g, f, [rin, rout], M);
   });
   return f;
 }
@@ -282,97 +229,126 @@ function forwardFn(g: G, log: boolean): FunctionBuilder {
 function backwardFn(g: G, log: boolean, add: boolean): FunctionBuilder {
   const f = new FunctionBuilder([I32, I32, I32, I32, I32, F64]);
   const [OG, Y, DX, ROWS, M, T] = [0, 1, 2, 3, 4, 5];
-  const { r, j, nv, vt, st } = prologue(g, f, M, T);
+  const { r, left, vt, st } = prologue(g, f, M, T);
+  const rg = f.local(I32);
+  const ry = f.local(I32);
+  const rd = f.local(I32);
   const pg = f.local(I32);
   const py = f.local(I32);
   const pd = f.local(I32);
-  const vsum = f.local(V128);
   const ssum = f.local(g.st);
-  const v = f.local(V128);
   const s = f.local(g.st);
-  f.get(OG).set(pg);
-  f.get(Y).set(py);
-  f.get(DX).set(pd);
-  forLoop(f, r, ROWS, 1, () => {
+  const asum = g.accs(f, UNROLL);
+  const vsum = asum[0] as number;
+  /** Push dx for og, y (softmax) or e^y (log_softmax), pushed by `og`, `y`, with the sum in `sum`. */
+  const grad = (pre: string, og: () => void, y: () => void, sum: number): void => {
+    if (!log) {
+      // y (og - sum) / T
+      y();
+      og();
+      f.get(sum).op(`${pre}.sub`, `${pre}.mul`);
+    } else {
+      // (og - e^y sum) / T
+      og();
+      y();
+      f.get(sum).op(`${pre}.mul`, `${pre}.sub`);
+    }
+  };
+  f.get(OG).set(rg);
+  f.get(Y).set(ry);
+  f.get(DX).set(rd);
+  rowLoop(f, r, ROWS, () => {
     // sum = Σ og·y (softmax) or Σ og (log_softmax)
-    f.i32Const(0).set(j);
-    f.i32x4Const(0).set(vsum);
-    forLoop(f, j, nv, g.lanes, () => {
-      f.get(vsum);
-      g.vload(f, pg, j);
-      if (!log) {
-        g.vload(f, py, j);
-        g.vop(f, 'mul');
-      }
-      g.vop(f, 'add');
-      f.set(vsum);
-    });
-    g.hreduce(f, vsum, 'add');
+    for (const a of asum) f.i32x4Const(0).set(a);
+    g.zero(f);
     f.set(ssum);
-    forLoop(f, j, M, 1, () => {
-      f.get(ssum);
-      g.sload(f, pg, j);
-      if (!log) {
-        g.sload(f, py, j);
-        g.sop(f, 'mul');
-      }
-      g.sop(f, 'add');
-      f.set(ssum);
+    rowPass(g, f, [rg, ry], [pg, py], left, M, {
+      vec: (offs) => {
+        offs.forEach((o, k) => {
+          f.get(asum[k] as number);
+          g.vload(f, pg, o);
+          if (!log) {
+            g.vload(f, py, o);
+            g.vop(f, 'mul');
+          }
+          g.vop(f, 'add');
+          f.set(asum[k] as number);
+        });
+      },
+      tail: () =>
+        scalarTail(g, f, [pg, py], left, () => {
+          f.get(ssum);
+          g.sload(f, pg, 0);
+          if (!log) {
+            g.sload(f, py, 0);
+            g.sop(f, 'mul');
+          }
+          g.sop(f, 'add');
+          f.set(ssum);
+        }),
     });
+    g.tree(f, asum, 'add');
+    f.set(vsum);
+    g.hreduce(f, vsum, 'add');
+    f.get(ssum);
+    g.sop(f, 'add');
+    f.set(ssum);
     f.get(ssum);
     g.splat(f);
     f.set(vsum);
-    f.i32Const(0).set(j);
-    forLoop(f, j, nv, g.lanes, () => {
-      if (!log) {
-        // y (og - sum) / T
-        g.vload(f, py, j);
-        g.vload(f, pg, j);
-        f.get(vsum);
-        g.vop(f, 'sub');
-        g.vop(f, 'mul');
-      } else {
-        // (og - exp(y) sum) / T
-        g.vload(f, pg, j);
-        g.vload(f, py, j);
-        f.call(g.exp).get(vsum);
-        g.vop(f, 'mul');
-        g.vop(f, 'sub');
-      }
-      f.get(vt);
-      g.vop(f, 'mul');
-      if (add) {
-        g.vload(f, pd, j);
-        g.vop(f, 'add');
-      }
-      f.set(v);
-      g.vstore(f, pd, j, v);
+    rowPass(g, f, [rg, ry, rd], [pg, py, pd], left, M, {
+      vec: (offs) => {
+        const gs = offs.map((o) => g.vloadL(f, pg, o));
+        const ys = offs.map((o) => g.vloadL(f, py, o));
+        const ds = add ? offs.map((o) => g.vloadL(f, pd, o)) : [];
+        const es = log ? emitVMathGroup(f, 'exp', g.kind, ys) : ys;
+        const vs = offs.map((_, k) => {
+          grad(
+            g.V,
+            () => f.get(gs[k] as number),
+            () => f.get(es[k] as number),
+            vsum,
+          );
+          f.get(vt);
+          g.vop(f, 'mul');
+          if (add) {
+            f.get(ds[k] as number);
+            g.vop(f, 'add');
+          }
+          const l = f.local(V128);
+          f.set(l);
+          return l;
+        });
+        vs.forEach((v, k) => {
+          g.vstore(f, pd, offs[k] as number, v);
+        });
+      },
+      tail: () => {
+        // log_softmax: e^y of the last elements as one vector (other lanes e^0)
+        const e = log
+          ? (emitVMathGroup(f, 'exp', g.kind, [
+              tailVector(g, f, py, left, () => f.i32x4Const(0)),
+            ])[0] as number)
+          : -1;
+        tailLanes(g, f, left, (k) => {
+          grad(
+            g.kind,
+            () => g.sload(f, pg, k),
+            () => (log ? f.get(e).lane(`${g.V}.extract_lane`, k) : g.sload(f, py, k)),
+            ssum,
+          );
+          f.get(st);
+          g.sop(f, 'mul');
+          if (add) {
+            g.sload(f, pd, k);
+            g.sop(f, 'add');
+          }
+          f.set(s);
+          g.sstore(f, pd, k, s);
+        });
+      },
     });
-    forLoop(f, j, M, 1, () => {
-      if (!log) {
-        g.sload(f, py, j);
-        g.sload(f, pg, j);
-        f.get(ssum);
-        g.sop(f, 'sub');
-        g.sop(f, 'mul');
-      } else {
-        g.sload(f, pg, j);
-        g.sload(f, py, j);
-        g.scalarVia(f, g.exp);
-        f.get(ssum);
-        g.sop(f, 'mul');
-        g.sop(f, 'sub');
-      }
-      f.get(st);
-      g.sop(f, 'mul');
-      if (add) {
-        g.sload(f, pd, j);
-        g.sop(f, 'add');
-      }
-      f.set(s);
-      g.sstore(f, pd, j, s);
-    });
-    nextRow(g, f, [pg, py, pd], M);
+    nextRow(g, f, [rg, ry, rd], M);
   });
   return f;
 }
@@ -417,7 +393,7 @@ export function buildSoftmaxModule(dtype: SoftmaxFloat, memory: MemoryImport): M
     }
     return i;
   };
-  const g = new G(dtype, index('exp'), index('log'));
+  const g = new G(dtype, index('log'));
   const sm = m.addFunction(forwardFn(g, false), 'sm');
   const lsm = m.addFunction(forwardFn(g, true), 'lsm');
   const smB = m.addFunction(backwardFn(g, false, false), 'smB');
