@@ -33,3 +33,5 @@ export const INDEX_MASK = (1 << INDEX_BITS) - 1;
 export const TAG_MASK = 0x7ff;
 /** Chunks per job must stay below this (the claim index has INDEX_BITS bits). */
 export const MAX_CHUNKS = INDEX_MASK;
+/** How long a thread spins on a control word before blocking in Atomics.wait (ms). */
+export const SPIN_MS = 0.05;

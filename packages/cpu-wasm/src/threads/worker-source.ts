@@ -19,6 +19,7 @@ C_STATE=${K.C_STATE},C_ONLINE=${K.C_ONLINE},INDEX_BITS=${K.INDEX_BITS},INDEX_MAS
 const isNode = typeof self === 'undefined';
 const port = isNode ? require('node:worker_threads').parentPort : self;
 let ctl = null, memory = null, thread = 0, idleMs = 50, lastSeq = 0;
+const SPIN_MS = ${K.SPIN_MS};
 const modules = [];
 function runJob(seq) {
   const fns = modules[Atomics.load(ctl, C_MODULE)];
@@ -51,6 +52,11 @@ function loop() {
       lastSeq = seq;
       continue;
     }
+    // Spin briefly first: kernels of a step come back to back (a bound graph's segment, an eager
+    // op after the next), and a futex wake-up costs tens of microseconds on a busy VM.
+    const spinEnd = performance.now() + SPIN_MS;
+    while (Atomics.load(ctl, C_SEQ) === seq && performance.now() < spinEnd) {}
+    if (Atomics.load(ctl, C_SEQ) !== seq) continue;
     if (Atomics.wait(ctl, C_SEQ, seq, idleMs) === 'timed-out') {
       Atomics.store(ctl, st, 0);
       if (Atomics.load(ctl, C_SEQ) === lastSeq) return;
