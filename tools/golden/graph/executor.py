@@ -10,7 +10,7 @@ Three references, none computed with @mx code:
 2. An MLP 784-128-64-10 (relu) with Gluon's SoftmaxCrossEntropyLoss as graph ops
    (-pick(log_softmax(x), label)): the per-sample losses and the gradients for head gradients of
    ones and for given head gradients.
-3. The real Gluon export in shared/fixtures/mxnet/gluon-export (MXNet 1.6): logits of four MNIST
+3. The real Gluon export in packages/symbol/src/__fixtures__/gluon-export (MXNet 1.6): logits of four MNIST
    validation digits by an independent NumPy forward pass, with the .params file parsed here from
    MXNet's legacy list format (mxnet-catalog.md section 4).
 
@@ -37,8 +37,8 @@ import torch.nn.functional as F
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 OUT = ROOT / 'packages/symbol/src/__golden__/executor.json'
-FIXTURES = ROOT.parent / 'shared/fixtures/mxnet/gluon-export'
-MNIST_VAL = ROOT.parent / 'shared/data/mnist/val-images-idx3-ubyte.gz'
+FIXTURES = ROOT / 'packages/symbol/src/__fixtures__/gluon-export'
+MNIST_VAL = ROOT / 'packages/io/data/mnist/val-images-idx3-ubyte.gz'
 
 torch.set_default_dtype(torch.float64)
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadJSON } from './index.js';
 
 const registry = createOpRegistry();
-const FIXTURES = new URL('../../../../../shared/fixtures/mxnet/', import.meta.url);
+const FIXTURES = new URL('../__fixtures__/', import.meta.url);
 const MLP = readFileSync(new URL('mlp_symbol.json', FIXTURES), 'utf8');
 
 const X = { op: 'null', name: 'x', inputs: [] };

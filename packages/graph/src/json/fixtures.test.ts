@@ -1,9 +1,9 @@
 /**
- * Symbol JSON against files MXNet itself wrote (../shared/fixtures/mxnet, outside the repo): they
+ * Symbol JSON against files MXNet itself wrote (src/__fixtures__, copied byte for byte; see its README): they
  * load, re-save byte for byte under the version they were written with, and round-trip; the 0.8
  * file gives what MXNet's `test_load_000800` asserts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createOpRegistry } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import type { Graph } from '../indexed.js';
 import type { GraphNode } from '../node.js';
 import { loadJSON, saveJSON } from './index.js';
 
-const FIXTURES = new URL('../../../../../shared/fixtures/mxnet/', import.meta.url);
+const FIXTURES = new URL('../__fixtures__/', import.meta.url);
 const read = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
 const registry = createOpRegistry();
 
@@ -27,17 +27,10 @@ function nodeByName(graph: Graph, name: string): GraphNode {
   return n.node;
 }
 
-describe('fixture location', () => {
-  it('resolves to /work/shared/fixtures/mxnet', () => {
-    expect(fileURLToPath(FIXTURES)).toBe('/work/shared/fixtures/mxnet/');
-    expect(existsSync(new URL('mlp_symbol.json', FIXTURES))).toBe(true);
-  });
-});
-
 describe('MXNet 1.x files re-save byte for byte', () => {
   it.each([
     ['mlp_symbol.json', 10400, 'v1.4.0'],
-    ['gluon-export/fashion-mnist-symbol.json', 10600, 'v1.6.0'],
+    ['fashion-mnist-symbol.json', 10600, 'v1.6.0'],
   ])('%s (mxnet_version %i)', (name, version, v) => {
     const text = read(name);
     const { graph, version: fileVersion, isNpShape, warnings } = load(text);
@@ -70,7 +63,7 @@ describe('MXNet 1.x files re-save byte for byte', () => {
   it.each([
     ['mlp_symbol.json'],
     ['model1_v10200.json'],
-    ['gluon-export/fashion-mnist-symbol.json'],
+    ['fashion-mnist-symbol.json'],
     ['save_000800.json'],
   ])('%s round-trips: save → load → save is identical', (name) => {
     const once = saveJSON(load(read(name)).graph);
@@ -111,7 +104,7 @@ describe('what the fixtures hold', () => {
   });
 
   it('Gluon export: hidden variable attributes survive verbatim', () => {
-    const { graph } = load(read('gluon-export/fashion-mnist-symbol.json'));
+    const { graph } = load(read('fashion-mnist-symbol.json'));
     expect(nodeByName(graph, 'hybridsequential16_conv0_bias').attrs).toEqual({
       __dtype__: '0',
       __init__: 'zeros',
@@ -128,7 +121,7 @@ describe('what the fixtures hold', () => {
   });
 
   it('np-shape loading converts legacy __shape__ like ConvertShapeAttrToNumPyCompatible', () => {
-    const text = read('gluon-export/fashion-mnist-symbol.json');
+    const text = read('fashion-mnist-symbol.json');
     const { graph } = loadJSON(text, registry, { npShape: true, warn: () => {} });
     // TShape prints as [d0,d1,...]; legacy 0 (unknown) becomes -1.
     expect(nodeByName(graph, 'hybridsequential16_conv0_weight').attrs.__shape__).toBe('[8,-1,4,4]');

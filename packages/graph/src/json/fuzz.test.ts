@@ -12,12 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { loadJSON, saveJSON } from './index.js';
 
 const registry = createOpRegistry();
-const FIXTURES = new URL('../../../../../shared/fixtures/mxnet/', import.meta.url);
+const FIXTURES = new URL('../__fixtures__/', import.meta.url);
 const SOURCES = [
   'mlp_symbol.json',
   'model1_v10200.json',
   'save_000800.json',
-  'gluon-export/fashion-mnist-symbol.json',
+  'fashion-mnist-symbol.json',
 ].map((name) => readFileSync(new URL(name, FIXTURES), 'utf8'));
 // A 0.8-style file exercising the upgraders, control deps and argmax.
 SOURCES.push(

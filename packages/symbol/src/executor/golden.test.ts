@@ -3,7 +3,7 @@
  * tools/golden/graph/executor.py): LeNet with SoftmaxOutput and an MLP with Gluon's softmax
  * cross-entropy, forward outputs and every argument gradient against PyTorch (float64), plus the
  * same gradients from @mx/ndarray's imperative autograd; and the real Gluon export of
- * shared/fixtures loaded as a checkpoint, its logits against a NumPy forward pass.
+ * src/__fixtures__ loaded as a checkpoint, its logits against a NumPy forward pass.
  *
  * Tolerance: float32 results against float64 references, |got - want| <= 1e-5 · (|want| + max|want|)
  * per array — relative to each element, with the array's scale as the floor for elements near zero
@@ -20,7 +20,7 @@ import { bind, simpleBind } from './index.js';
 import { Builder, lenet, mlp } from './test-symbols.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const FASHION = join(ROOT, '../shared/fixtures/mxnet/gluon-export/fashion-mnist');
+const FASHION = join(ROOT, 'packages/symbol/src/__fixtures__/gluon-export/fashion-mnist');
 
 const golden = loadGolden();
 

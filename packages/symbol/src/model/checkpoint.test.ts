@@ -2,7 +2,7 @@
  * Checkpoints: a round trip through files (the JSON is @mx/graph's saveJSON text, the .params file
  * is MXNet's legacy list with V2 records and arg:/aux: keys, checked byte-wise against the format in
  * mxnet-catalog.md §4), a reloaded graph binding and computing what the original did, the real
- * Gluon export of shared/fixtures loading, and the bad paths (missing files, keys without a
+ * Gluon export of src/__fixtures__ loading, and the bad paths (missing files, keys without a
  * prefix, unnamed lists) leaving no arrays behind.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +27,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const FASHION = join(ROOT, '../shared/fixtures/mxnet/gluon-export/fashion-mnist');
+const FASHION = join(ROOT, 'packages/symbol/src/__fixtures__/gluon-export/fashion-mnist');
 
 const values = async (a: NDArray | undefined) => Array.from((await (a as NDArray).data()) as Float32Array);
 

@@ -1,5 +1,5 @@
 /**
- * Symbol JSON against files MXNet wrote (../shared/fixtures/mxnet): an MLP built with `sym.*` is
+ * Symbol JSON against files MXNet wrote (@mx/graph's src/__fixtures__): an MLP built with `sym.*` is
  * byte for byte the JSON MXNet 1.4 wrote for the same network; MXNet's test_load_000800 (a 0.8
  * file against the same network built with attribute scopes); a Gluon export loaded and shape
  * inferred (expected shapes worked out by hand from the layer sizes); round trips, files, pickling.
@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 // biome-ignore lint/suspicious/noShadowRestrictedNames: MXNet's class name (mx.sym.Symbol)
 import { type Symbol, SymbolApi } from './index.js';
 
-const FIXTURES = new URL('../../../../../shared/fixtures/mxnet/', import.meta.url);
+const FIXTURES = new URL('../../../graph/src/__fixtures__/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
 
 const registry = createOpRegistry();
@@ -124,7 +124,7 @@ describe('symbol JSON', () => {
   });
 
   it('a Gluon export (MXNet 1.6) loads and infers its parameter shapes from the data shape', () => {
-    const net = api().fromJSON(fixture('gluon-export/fashion-mnist-symbol.json'));
+    const net = api().fromJSON(fixture('fashion-mnist-symbol.json'));
     const p = 'hybridsequential16_';
     expect(net.listArguments()).toEqual([
       'data',
