@@ -4,7 +4,6 @@
  * file gives what MXNet's `test_load_000800` asserts.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createOpRegistry } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../indexed.js';
@@ -60,18 +59,16 @@ describe('MXNet 1.x files re-save byte for byte', () => {
     expect(JSON.parse(out)).toEqual({ ...file, node_row_ptr: rowPtr });
   });
 
-  it.each([
-    ['mlp_symbol.json'],
-    ['model1_v10200.json'],
-    ['fashion-mnist-symbol.json'],
-    ['save_000800.json'],
-  ])('%s round-trips: save → load → save is identical', (name) => {
-    const once = saveJSON(load(read(name)).graph);
-    const again = load(once);
-    expect(again.version).toBe(10901);
-    expect(again.warnings).toEqual([]);
-    expect(saveJSON(again.graph)).toBe(once);
-  });
+  it.each([['mlp_symbol.json'], ['model1_v10200.json'], ['fashion-mnist-symbol.json'], ['save_000800.json']])(
+    '%s round-trips: save → load → save is identical',
+    (name) => {
+      const once = saveJSON(load(read(name)).graph);
+      const again = load(once);
+      expect(again.version).toBe(10901);
+      expect(again.warnings).toEqual([]);
+      expect(saveJSON(again.graph)).toBe(once);
+    },
+  );
 });
 
 describe('what the fixtures hold', () => {
