@@ -6,30 +6,17 @@
  * exists.
  */
 import { cpu, gpu } from '@mx/base';
-import { CpuWasmBackend } from '@mx/cpu-wasm';
-import { createRuntime, type NDArray, type Runtime } from '@mx/ndarray';
-import { createWebGpuBackend } from '@mx/webgpu';
+import type { NDArray, Runtime } from '@mx/ndarray';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SymbolApi } from '../symbol/index.js';
+import { gpuRuntime, values } from '../test-util/webgpu.js';
 import { CachedOp } from './index.js';
 
-const setup: Promise<Runtime | string> = createWebGpuBackend().then(
-  (backend) => createRuntime({ backends: [new CpuWasmBackend({ workers: 0 }), backend], seed: 0 }),
-  (e: unknown) => `no WebGPU device: ${e instanceof Error ? e.message : String(e)}`,
-);
+const setup = gpuRuntime();
 afterAll(async () => {
   const rt = await setup;
   if (typeof rt !== 'string') await rt.dispose();
 });
-
-/** Deterministic values in [-scale, scale). */
-function values(n: number, seed: number, scale: number): number[] {
-  let x = seed >>> 0;
-  return Array.from({ length: n }, () => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    return ((x >>> 8) / 16777216 - 0.5) * 2 * scale;
-  });
-}
 
 const SHAPES: Record<string, number[]> = {
   fc1_weight: [16, 10],
