@@ -7,63 +7,9 @@
  * - docs/operators.md: every op with its aliases, inputs, parameters and kernels.
  * Pure: text in, text out, so the test can check the committed files without writing them.
  */
+import { docComment, escapeDoc, IDENT, INVOKE_KEYS, identifier, pascal } from '@mx/codegen-kit';
 import type { Backend, Op, OpRegistry, ParamSpec } from '@mx/ops';
-import {
-  analyzeOp,
-  type Choice,
-  INVOKE_KEYS,
-  type OpShape,
-  type OutputsShape,
-  type Signature,
-} from './op-shapes.js';
-
-/** Names usable as `nd.<name>` (the others stay reachable as `nd['name']`). */
-export const IDENT = /^[A-Za-z_$][\w$]*$/;
-
-const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval'.split(
-    ' ',
-  ),
-);
-
-/** `_backward_dot` → `BackwardDot`. */
-function pascal(name: string): string {
-  return name
-    .replace(/^_+/, '')
-    .split('_')
-    .filter((w) => w.length > 0)
-    .map((w) => (w[0] as string).toUpperCase() + w.slice(1))
-    .join('');
-}
-
-/** Doc comment text: no comment terminators, no accidental tags. */
-const escapeDoc = (s: string) => s.replace(/\*\//g, '*\\/').replace(/@/g, '\\@');
-
-/** Wrap prose to `width` columns (doc comments are not reflowed by the formatter). */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const para of text.split('\n')) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter((w) => w.length > 0)) {
-      if (line.length > 0 && line.length + 1 + word.length > width) {
-        out.push(line);
-        line = word;
-      } else line = line.length > 0 ? `${line} ${word}` : word;
-    }
-    out.push(line);
-  }
-  return out;
-}
-
-function docComment(indent: string, paragraphs: readonly string[]): string {
-  const lines: string[] = [];
-  paragraphs.forEach((p, i) => {
-    if (i > 0) lines.push('');
-    for (const l of p.startsWith('@') ? [p] : wrap(p, 100 - indent.length)) lines.push(l);
-  });
-  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
-  return `${indent}/**\n${lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)).join('\n')}\n${indent} */\n`;
-}
+import { analyzeOp, type Choice, type OpShape, type OutputsShape, type Signature } from './op-shapes.js';
 
 /** A typed value as TypeScript source (defaults in doc comments, literal types). */
 function literal(v: unknown): string {
@@ -112,14 +58,6 @@ function renderParams(op: Op, iface: string, seen: Map<string, string>): string 
   seen.set(fields, iface);
   // A type alias rather than an interface: assignable to `Record<string, unknown>` (nd.invoke).
   return `${docComment('', head)}export type ${iface} = ${fields};\n`;
-}
-
-function identifier(name: string, taken: Set<string>): string {
-  let id = name.replace(/[^\w$]/g, '_');
-  if (!IDENT.test(id) || RESERVED.has(id)) id = `${id}_`;
-  while (taken.has(id)) id = `${id}_`;
-  taken.add(id);
-  return id;
 }
 
 /** The return type; `a` is `NDArray<D>` for ops whose outputs have their inputs' dtype. */

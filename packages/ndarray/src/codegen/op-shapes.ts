@@ -13,10 +13,8 @@
  * changes the outputs makes the result `NDArray | NDArray[]`. Used by the declaration generator
  * (op-decls.ts); pure, no I/O.
  */
+import { INVOKE_KEYS, parses, sampleParams } from '@mx/codegen-kit';
 import type { Op, ParamSpec } from '@mx/ops';
-
-/** Params `nd.<op>` takes as call options instead (see nd.ts `OpInvokeOptions`). */
-export const INVOKE_KEYS: ReadonlySet<string> = new Set(['out', 'ctx', 'req']);
 
 export type Choice = string | boolean | null;
 
@@ -67,28 +65,6 @@ function probeValues(spec: ParamSpec<unknown>): readonly unknown[] {
   if (isInt(spec)) return [0, 1, 2, 3, 4];
   if (isTuple(spec)) return [[1], [1, 1], [1, 1, 1]];
   return [];
-}
-
-function parses(spec: ParamSpec<unknown>, v: unknown, key: string): boolean {
-  try {
-    spec.parse(v, key);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A valid value for every required field (undefined when some field has none we can guess). */
-function sampleParams(op: Op): Record<string, unknown> | undefined {
-  const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(op.params)) {
-    if (!spec.required) continue;
-    const candidates = [...(spec.choices ?? []), 2, 1, 3, 0, 1.5, [1], [1, 1], 'x'];
-    const v = candidates.find((c) => parses(spec, c, key));
-    if (v === undefined) return undefined;
-    out[key] = v;
-  }
-  return out;
 }
 
 function probe(op: Op, params: Record<string, unknown>): Probe | undefined {

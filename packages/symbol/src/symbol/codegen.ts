@@ -11,85 +11,18 @@
  * `no_bias`, which the run-time check enforces), and whether its input count follows a number
  * (variadic). Pure: text in, text out.
  */
-import type { Op, OpRegistry, ParamSpec } from '@mx/ops';
+import {
+  docComment,
+  escapeDoc,
+  IDENT,
+  INVOKE_KEYS,
+  identifier,
+  parses,
+  pascal,
+  sampleParams,
+} from '@mx/codegen-kit';
+import type { Op, OpRegistry } from '@mx/ops';
 import { API_MEMBERS } from './reserved.js';
-
-/** Params `nd.<op>` takes as call options, left out of @mx/ndarray's params types. */
-const INVOKE_KEYS: ReadonlySet<string> = new Set(['out', 'ctx', 'req']);
-
-const IDENT = /^[A-Za-z_$][\w$]*$/;
-
-const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await arguments eval'.split(
-    ' ',
-  ),
-);
-
-/** `_backward_dot` → `BackwardDot` (@mx/ndarray's rule for params type names). */
-function pascal(name: string): string {
-  return name
-    .replace(/^_+/, '')
-    .split('_')
-    .filter((w) => w.length > 0)
-    .map((w) => (w[0] as string).toUpperCase() + w.slice(1))
-    .join('');
-}
-
-const escapeDoc = (s: string) => s.replace(/\*\//g, '*\\/').replace(/@/g, '\\@');
-
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  for (const para of text.split('\n')) {
-    let line = '';
-    for (const word of para.split(/\s+/).filter((w) => w.length > 0)) {
-      if (line.length > 0 && line.length + 1 + word.length > width) {
-        out.push(line);
-        line = word;
-      } else line = line.length > 0 ? `${line} ${word}` : word;
-    }
-    out.push(line);
-  }
-  return out;
-}
-
-function docComment(indent: string, paragraphs: readonly string[]): string {
-  const lines: string[] = [];
-  paragraphs.forEach((p, i) => {
-    if (i > 0) lines.push('');
-    lines.push(...wrap(p, 100 - indent.length));
-  });
-  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
-  return `${indent}/**\n${lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)).join('\n')}\n${indent} */\n`;
-}
-
-function identifier(name: string, taken: Set<string>): string {
-  let id = name.replace(/[^\w$]/g, '_');
-  if (!IDENT.test(id) || RESERVED.has(id)) id = `${id}_`;
-  while (taken.has(id)) id = `${id}_`;
-  taken.add(id);
-  return id;
-}
-
-function parses(spec: ParamSpec<unknown>, v: unknown, key: string): boolean {
-  try {
-    spec.parse(v, key);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A valid value for every required field, or undefined when some field has none we can guess. */
-function sampleParams(op: Op): Record<string, unknown> | undefined {
-  const out: Record<string, unknown> = {};
-  for (const [key, spec] of Object.entries(op.params)) {
-    if (!spec.required) continue;
-    const v = [...(spec.choices ?? []), 2, 1, 3, 0, 1.5, [1], [1, 1], 'x'].find((c) => parses(spec, c, key));
-    if (v === undefined) return undefined;
-    out[key] = v;
-  }
-  return out;
-}
 
 /** The op's argument names for `params`, or undefined when they do not parse. */
 function probe(op: Op, params: Record<string, unknown>): readonly string[] | undefined {
