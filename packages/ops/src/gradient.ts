@@ -239,10 +239,18 @@ export function diffExpr(e: Expr, index: number): Expr | null {
   }
 }
 
-/** Replace `output`/`ograd` nodes and renumber inputs (used to turn gradient expressions into ops). */
+/**
+ * Replace leaves of an expression: renumber or replace inputs, and substitute `output`/`ograd`
+ * (turning gradient expressions into ops) or `param`s (baking parameter values in, as fusion does).
+ */
 export function substituteExpr(
   e: Expr,
-  map: { readonly input: (i: number) => Expr; readonly output?: Expr; readonly ograd?: Expr },
+  map: {
+    readonly input: (i: number) => Expr;
+    readonly output?: Expr;
+    readonly ograd?: Expr;
+    readonly param?: (name: string) => Expr;
+  },
 ): Expr {
   switch (e.k) {
     case 'input':
@@ -253,8 +261,9 @@ export function substituteExpr(
     case 'ograd':
       if (map.ograd === undefined) throw new Error('expression reads the output gradient');
       return map.ograd;
-    case 'const':
     case 'param':
+      return map.param === undefined ? e : map.param(e.name);
+    case 'const':
       return e;
     case 'unary':
       return { k: 'unary', fn: e.fn, a: substituteExpr(e.a, map) };

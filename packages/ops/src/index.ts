@@ -25,6 +25,7 @@ export {
   type GradientSpec,
   type Needs,
   resolveNeeds,
+  substituteExpr,
 } from './gradient.js';
 export {
   type CountFn,

@@ -16,7 +16,7 @@
  * name says what it computes (`_fused_broadcast_sub_exp`), cached per expression within one pass.
  */
 import { type DTypeName, MXNetError, type Shape } from '@mx/base';
-import { E, type ElementwiseDef, type Expr, exprKey, Op } from '@mx/ops';
+import { E, type ElementwiseDef, type Expr, exprKey, Op, substituteExpr } from '@mx/ops';
 import type { IndexedGraph } from '../indexed.js';
 import { entry, GraphNode, type NodeEntry } from '../node.js';
 
@@ -98,52 +98,14 @@ function isFusable(node: GraphNode, idx: IndexedGraph, nid: number, opts: FuseOp
   return true;
 }
 
-/** Replace `param` leaves by the node's parsed values (fused ops have no parameters). */
-function bakeParams(e: Expr, params: Readonly<Record<string, unknown>>, op: string): Expr {
-  switch (e.k) {
-    case 'param': {
-      const v = params[e.name];
-      const n = typeof v === 'boolean' ? Number(v) : v;
-      if (typeof n !== 'number') {
-        throw new MXNetError(`cannot fuse ${op}: parameter ${e.name} is not a number`, { op, params });
-      }
-      return E.c(n);
-    }
-    case 'unary':
-      return { k: 'unary', fn: e.fn, a: bakeParams(e.a, params, op) };
-    case 'binary':
-      return { k: 'binary', fn: e.fn, a: bakeParams(e.a, params, op), b: bakeParams(e.b, params, op) };
-    case 'select':
-      return {
-        k: 'select',
-        cond: bakeParams(e.cond, params, op),
-        a: bakeParams(e.a, params, op),
-        b: bakeParams(e.b, params, op),
-      };
-    default:
-      return e;
+/** A parameter's value as a constant leaf (fused ops have no parameters). */
+function paramConst(params: Readonly<Record<string, unknown>>, name: string, op: string): Expr {
+  const v = params[name];
+  const n = typeof v === 'boolean' ? Number(v) : v;
+  if (typeof n !== 'number') {
+    throw new MXNetError(`cannot fuse ${op}: parameter ${name} is not a number`, { op, params });
   }
-}
-
-/** Substitute `input(i)` leaves. */
-function substitute(e: Expr, input: (i: number) => Expr): Expr {
-  switch (e.k) {
-    case 'input':
-      return input(e.index);
-    case 'unary':
-      return { k: 'unary', fn: e.fn, a: substitute(e.a, input) };
-    case 'binary':
-      return { k: 'binary', fn: e.fn, a: substitute(e.a, input), b: substitute(e.b, input) };
-    case 'select':
-      return {
-        k: 'select',
-        cond: substitute(e.cond, input),
-        a: substitute(e.a, input),
-        b: substitute(e.b, input),
-      };
-    default:
-      return e;
-  }
+  return E.c(n);
 }
 
 /** Number of nodes of an expression tree. */
@@ -275,7 +237,8 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
       const def = op.elementwise as ElementwiseDef;
       names.push(op.name);
       if (def.broadcast) broadcast = true;
-      return substitute(bakeParams(def.forward, m.node.parsed, op.name), (i) => {
+      const param = (name: string) => paramConst(m.node.parsed, name, op.name);
+      const input = (i: number): Expr => {
         const e = m.inputs[i] as INode['inputs'][number];
         if (group[e.nodeId] === nid) return build(e.nodeId);
         const eid = idx.entryId(e.nodeId, e.index);
@@ -287,7 +250,8 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
           leafIds.push(eid);
         }
         return E.input(k);
-      });
+      };
+      return substituteExpr(def.forward, { input, param });
     };
     const expr = build(nid);
     const outShape = opts.shapes[idx.entryId(nid, 0)] as Shape;
