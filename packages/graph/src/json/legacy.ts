@@ -39,9 +39,6 @@ export interface UpgradeContext {
   readonly limit: number;
 }
 
-/** MXNet's hidden keys (`kHiddenKeys`), stored on nodes as `__key__`. */
-export const LEGACY_HIDDEN_KEYS = HIDDEN_KEYS;
-
 /** The op's parameters from a node's dictionary (hidden keys skipped), errors naming the node. */
 export function parseWorkParams(node: WorkNode, ctx: UpgradeContext, attrs = node.attrs): Attrs {
   const op = node.op as Op;
@@ -75,7 +72,7 @@ function inputNames(node: WorkNode, parsed: Attrs, ctx: UpgradeContext): readonl
 
 /** rfind-based test of `UpgradeJSON_FixParsing`: the key is, starts with, or ends with a hidden key. */
 function isLegacyHiddenKey(key: string): boolean {
-  for (const k of LEGACY_HIDDEN_KEYS) {
+  for (const k of HIDDEN_KEYS) {
     const pos = key.lastIndexOf(k);
     if (pos === 0 || (pos !== -1 && pos === key.length - k.length)) return true;
   }
@@ -100,11 +97,11 @@ function fixParsing(nodes: readonly WorkNode[], ctx: UpgradeContext): void {
     if (hidden.length === 0) continue;
     for (const [key] of hidden) node.attrs.delete(key);
     const needNames =
-      node.op !== null && hidden.some(([key]) => LEGACY_HIDDEN_KEYS.some((k) => suffixPosition(key, k) >= 0));
+      node.op !== null && hidden.some(([key]) => HIDDEN_KEYS.some((k) => suffixPosition(key, k) >= 0));
     const names = needNames ? inputNames(node, parseWorkParams(node, ctx), ctx) : [];
     for (const [key, value] of hidden) {
       let placed = false;
-      for (const k of LEGACY_HIDDEN_KEYS) {
+      for (const k of HIDDEN_KEYS) {
         if (key === k) {
           node.attrs.set(`__${k}__`, value);
           placed = true;
