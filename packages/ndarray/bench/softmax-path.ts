@@ -8,15 +8,14 @@
  * with the worker pool and with threads off (`workers: 0`), with the minor page faults per call (a
  * fresh 4 MB host buffer costs ~1000 faults, ~1 ms, which is what a slow readback usually is).
  *
- * Run: `npx tsx bench/softmax-path.ts [--rounds N]` (from packages/cpu-wasm; sources via tsconfig
- * paths). `MX_SOFTMAX_WORKERS=1,0,1` sets the worker counts measured, in order (default 0,1).
+ * Run: `npx tsx bench/softmax-path.ts [--rounds N]` (from packages/ndarray; sibling packages
+ * resolve to their sources through the package tsconfig). `MX_SOFTMAX_WORKERS=1,0,1` sets the worker counts measured, in order (default 0,1).
  */
 import { Env } from '@mx/base';
+import { CpuWasmBackend } from '@mx/cpu-wasm';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import { createRuntime } from '@mx/ndarray';
 import { E, P } from '@mx/ops';
-import { CpuWasmBackend } from '../src/backend.js';
-import { poolOf } from '../src/threads/index.js';
 
 const ROWS = 1024;
 const COLS = 1000;
@@ -56,8 +55,10 @@ function defineFused(rt: Runtime): string {
 async function measure(workers: number): Promise<void> {
   const backend = new CpuWasmBackend({ workers });
   const rt = createRuntime({ backends: [backend], env: Env.fromProcess(), seed: 42 });
-  const pool = poolOf(backend.runtime);
-  if (pool !== null) await pool.online();
+  // Let the pool's workers start (Node spawns them asynchronously): one pooled kernel, then a pause.
+  rt.nd.ones([1024, 1024]).exp().waitToReadSync();
+  await new Promise((r) => setTimeout(r, 300));
+  const pool = backend.runtime.threads === null ? null : { size: workers + 1 };
   const { nd } = rt;
   const fused = defineFused(rt);
   const x = nd._random_uniform({ shape: [ROWS, COLS], low: -1, high: 1 }) as NDArray;

@@ -6,14 +6,13 @@
  * the worker pool and with threads off (`workers: 0`): the machine is small and noisy, so one op's
  * runs are spread over the whole measurement instead of back to back.
  *
- * Run: `npx tsx bench/softmax-op.ts [--rounds N]` (from packages/cpu-wasm).
+ * Run: `npx tsx bench/softmax-op.ts [--rounds N]` (from packages/ndarray).
  * `MX_SOFTMAX_WORKERS=1,0` sets the worker counts measured, in order (default 0,1).
  */
 import { Env } from '@mx/base';
+import { CpuWasmBackend } from '@mx/cpu-wasm';
 import type { NDArray } from '@mx/ndarray';
 import { createRuntime } from '@mx/ndarray';
-import { CpuWasmBackend } from '../src/backend.js';
-import { poolOf } from '../src/threads/index.js';
 
 const argRounds = process.argv.indexOf('--rounds');
 const ROUNDS = argRounds > 0 ? Number(process.argv[argRounds + 1]) : 200;
@@ -30,8 +29,10 @@ function median(xs: number[]): number {
 async function measure(workers: number): Promise<void> {
   const backend = new CpuWasmBackend({ workers });
   const rt = createRuntime({ backends: [backend], env: Env.fromProcess(), seed: 42 });
-  const pool = poolOf(backend.runtime);
-  if (pool !== null) await pool.online();
+  // Let the pool's workers start (Node spawns them asynchronously): one pooled kernel, then a pause.
+  rt.nd.ones([1024, 1024]).exp().waitToReadSync();
+  await new Promise((r) => setTimeout(r, 300));
+  const pool = backend.runtime.threads === null ? null : { size: workers + 1 };
   const { nd } = rt;
   const keep: NDArray[] = [];
   console.log(
