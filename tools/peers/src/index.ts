@@ -75,13 +75,16 @@ export function sum(tf: Tfjs, n: number): Workload {
   };
 }
 
-/** softmax over the last axis of [rows, cols], read back. */
-export function softmax(tf: Tfjs, rows: number, cols: number): Workload {
+/**
+ * softmax over the last axis of [rows, cols], read back — or, with `readback: false`, only computed:
+ * tfjs-wasm's kernels run synchronously inside the op call, so the op alone is its compute time.
+ */
+export function softmax(tf: Tfjs, rows: number, cols: number, { readback = true } = {}): Workload {
   const a = rnd(tf, [rows, cols]);
   return {
     run: () => {
       const s = tf.softmax(a);
-      s.dataSync();
+      if (readback) s.dataSync();
       s.dispose();
     },
     dispose: () => a.dispose(),
