@@ -547,11 +547,14 @@ for dt in FLOATS:
     og = rand((3, 4), dt)
     mask = np.where(rng.random((3, 4)) < 0.5, 0.0, 2.0).astype(dt)
     cases.append(case(f'_backward_Dropout_{dt}', '_backward_Dropout', [og, mask], [arr(og * mask, dt)], {'p': 0.5},
-                      **tol(dt)))
+                      isTrain=True, **tol(dt)))
+    # Outside training the forward was a copy (MXNet's dropout_passthrough_): the gradient passes through.
+    cases.append(case(f'_backward_Dropout_inference_{dt}', '_backward_Dropout', [og, mask], [arr(og, dt)],
+                      {'p': 0.5}, rtol=0, atol=0))
     og = rand((2, 3, 4), dt)
     mask = np.where(rng.random((2, 1, 4)) < 0.25, 0.0, 1 / 0.75).astype(dt)
     cases.append(case(f'_backward_Dropout_axes_{dt}', '_backward_Dropout', [og, mask],
-                      [arr(og.astype(np.float64) * mask, dt)], {'p': 0.25, 'axes': (1,)}, **tol(dt)))
+                      [arr(og.astype(np.float64) * mask, dt)], {'p': 0.25, 'axes': (1,)}, isTrain=True, **tol(dt)))
 cases += [
     case('Dropout_bad_p', 'Dropout', [rand((2, 2), 'float32')], params={'p': 1.5}, error='exceed bound'),
     case('Dropout_bad_mode', 'Dropout', [rand((2, 2), 'float32')], params={'mode': 'test'},

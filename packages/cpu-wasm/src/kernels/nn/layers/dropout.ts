@@ -3,7 +3,8 @@
  * the parallel random resource (0 or 1/(1-p) per element of the mask shape, which is data's shape
  * with the `axes` dims set to 1) and out = data · mask is a compiled broadcast multiply; otherwise
  * the op copies data and leaves the mask alone, as MXNet. p = 0 copies and sets the mask to 1,
- * p = 1 drops everything (mask and output 0). The backward op is ograd · mask, broadcast the same way.
+ * p = 1 drops everything (mask and output 0). The backward op is ograd · mask, broadcast the same way,
+ * in training; otherwise the gradient passes through as MXNet's backward does.
  */
 import { type Attrs, E, type OpContext, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
 import type { CpuWasmRuntime } from '../../../runtime.js';
@@ -64,8 +65,13 @@ export function installDropout(registry: OpRegistry, rt: CpuWasmRuntime, ew: Exp
   });
   registry.registerKernel<DropoutAttrs>('_backward_Dropout', BACKEND, {
     dtypes: FLOAT_DTYPES,
-    compute: (_a, _ctx, ins, req, outs) => {
+    compute: (a, ctx, ins, req, outs) => {
       checkFloat('_backward_Dropout', [...(ins as readonly Blob[]), ...(outs as readonly Blob[])]);
+      // Outside training (mode 'training') the forward was a copy: the gradient passes through.
+      if (!(ctx.isTrain || a.mode === 'always')) {
+        ew.run('_dropout_copy', COPY, {}, [ins[0] as Blob], req[0] ?? OpReq.write, outs[0] as Blob);
+        return;
+      }
       ew.run(
         '_dropout_mul',
         MUL,

@@ -61,16 +61,18 @@ export function installDropout(registry: OpRegistry, gpu: GpuHost): void {
     gpuKernel<DropoutAttrs>(
       gpu,
       '_backward_Dropout',
-      (_a, ins, req, outs) => {
+      (a, ins, req, outs, ctx) => {
         const op = '_backward_Dropout';
         requireFloat32(op, [...ins, ...outs]);
         const dx = outs[0] as GpuBlob;
+        // Outside training (mode 'training') the forward was a copy: the gradient passes through.
+        const active = ctx.isTrain || a.mode === 'always';
         runMap(gpu, {
           op,
-          name: 'mul-bcast',
-          expr: 'a0 * a1',
-          inputs: [ins[0] as GpuBlob, ins[1] as GpuBlob],
-          views: ['same', 'bcast'],
+          name: active ? 'mul-bcast' : 'copy',
+          expr: active ? 'a0 * a1' : 'a0',
+          inputs: active ? [ins[0] as GpuBlob, ins[1] as GpuBlob] : [ins[0] as GpuBlob],
+          views: active ? ['same', 'bcast'] : ['same'],
           out: dx,
           mode: modeOf(req[0], dx),
         });
