@@ -11,6 +11,12 @@ export { CustomFunction } from './autograd/function.js';
 export type { GradReq } from './autograd/tape.js';
 export type * from './core-ops.js';
 /**
+ * Deferred compute (MXNet 2.0 `mxnet._deferred_compute`, `runtime.dc`): op calls inside
+ * `dc.context()` are recorded into a @mx/graph graph and computed only when read.
+ */
+export { DeferredCompute } from './deferred/deferred-compute.js';
+export type { GetSymbolOptions } from './deferred/symbol.js';
+/**
  * Running bound graphs (MXNet's GraphExecutor op execution): memory laid out from a memory plan,
  * kernels compiled per node at bind time, node ranges pushed as bulked engine ops. Low-level: the
  * symbol package's Executor and Gluon's CachedOp are built on it.

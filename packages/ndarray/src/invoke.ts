@@ -27,7 +27,7 @@ export interface InvokeOptions {
   readonly skip?: readonly boolean[];
 }
 
-function callError(
+export function callError(
   op: Op,
   message: string,
   inputs: readonly NDArray[],
@@ -54,73 +54,18 @@ export function invokeOp(
   isTrain = options.isTrain ?? false,
 ): { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> } {
   const attrs = op.parseParams(params);
-  const nIn = op.numInputs(attrs);
-  if (inputs.length !== nIn) {
-    throw callError(
-      op,
-      `expected ${nIn} input(s), got ${inputs.length}`,
-      inputs,
-      params,
-      `inputs: ${op.listInputNames(attrs).join(', ')}`,
-    );
-  }
-  let ctx: Context;
-  if (nIn > 0) {
-    const first = inputs[0] as NDArray;
-    ctx = first.ctx;
-    for (let i = 0; i < nIn; i++) {
-      const a = inputs[i] as NDArray;
-      a.checkLive(op.name);
-      if (a.runtime !== rt) throw foreignError(op, a, `input ${i}`, inputs, params);
-      if (a.ctx !== ctx) {
-        throw callError(
-          op,
-          `inputs are on different devices (${ctx} and ${a.ctx}); implicit cross-device use is not allowed`,
-          inputs,
-          params,
-          `copy explicitly first, e.g. x.copyTo(${ctx})`,
-        );
-      }
-    }
-  } else {
-    ctx = options.ctx ?? rt.contextFromParam((attrs as { ctx?: unknown }).ctx, op.name);
-  }
-
-  // Shape and dtype inference.
+  const ctx = callContext(rt, op, attrs, inputs, params, options.ctx);
+  // Deferred inputs (deferred compute results) are computed first, as MXNet's invoke does.
+  for (const a of inputs) if (a.isDeferred) rt.dc.compute(a);
+  const nIn = inputs.length;
   const nOut = op.numOutputs(attrs);
-  const inShapes: (Shape | undefined)[] = new Array(nIn);
-  const inTypes: (DTypeName | undefined)[] = new Array(nIn);
-  for (let i = 0; i < nIn; i++) {
-    const a = inputs[i] as NDArray;
-    inShapes[i] = a.shape;
-    inTypes[i] = a.dtype;
-  }
+  const { inTypes, outShapes, outTypes } = inferCall(op, attrs, inputs, params, ctx);
   const outArg =
     options.out === undefined
       ? undefined
       : Array.isArray(options.out)
         ? options.out
         : [options.out as NDArray];
-  const outShapes: (Shape | undefined)[] = new Array(nOut).fill(undefined);
-  const outTypes: (DTypeName | undefined)[] = new Array(nOut).fill(undefined);
-  let known: boolean;
-  try {
-    known = op.inferShape(attrs, inShapes, outShapes) && op.inferType(attrs, inTypes, outTypes);
-  } catch (e) {
-    if (e instanceof MXNetError && e.shapes === undefined) {
-      throw new MXNetError(e.reason, {
-        op: op.name,
-        params: params as Record<string, unknown>,
-        shapes: inputs.map((a) => a.shape),
-        dtypes: inputs.map((a) => a.dtype),
-        device: ctx.toString(),
-        hint: e.hint,
-        cause: e,
-      });
-    }
-    throw e;
-  }
-  if (!known) throw callError(op, 'could not infer the output shapes/dtypes from the inputs', inputs, params);
 
   const backend = rt.backendFor(ctx, op.name);
   const kernel: Kernel | undefined = rt.registry.kernel(op, backend.name);
@@ -254,6 +199,91 @@ export function invokeOp(
     throw e;
   }
   return { outputs, visible: op.numVisibleOutputs(attrs), attrs };
+}
+
+/**
+ * Check a call's inputs (count, live, this runtime's, one device) and return its device: the
+ * inputs', else `ctx`, else the op's `ctx` param, else the runtime's default.
+ */
+export function callContext(
+  rt: Runtime,
+  op: Op,
+  attrs: Readonly<Record<string, unknown>>,
+  inputs: readonly NDArray[],
+  params: unknown,
+  ctx: Context | undefined,
+): Context {
+  const nIn = op.numInputs(attrs);
+  if (inputs.length !== nIn) {
+    throw callError(
+      op,
+      `expected ${nIn} input(s), got ${inputs.length}`,
+      inputs,
+      params,
+      `inputs: ${op.listInputNames(attrs).join(', ')}`,
+    );
+  }
+  if (nIn === 0) return ctx ?? rt.contextFromParam((attrs as { ctx?: unknown }).ctx, op.name);
+  const first = (inputs[0] as NDArray).ctx;
+  for (let i = 0; i < nIn; i++) {
+    const a = inputs[i] as NDArray;
+    a.checkLive(op.name);
+    if (a.runtime !== rt) throw foreignError(op, a, `input ${i}`, inputs, params);
+    if (a.ctx !== first) {
+      throw callError(
+        op,
+        `inputs are on different devices (${first} and ${a.ctx}); implicit cross-device use is not allowed`,
+        inputs,
+        params,
+        `copy explicitly first, e.g. x.copyTo(${first})`,
+      );
+    }
+  }
+  return first;
+}
+
+/** Output shapes and dtypes of a call (MXNet `SetShapeType`); an inference error names the call. */
+export function inferCall(
+  op: Op,
+  attrs: Readonly<Record<string, unknown>>,
+  inputs: readonly NDArray[],
+  params: unknown,
+  ctx: Context,
+): { inTypes: DTypeName[]; outShapes: Shape[]; outTypes: DTypeName[] } {
+  const nIn = inputs.length;
+  const nOut = op.numOutputs(attrs);
+  const inShapes: (Shape | undefined)[] = new Array(nIn);
+  const inTypes: (DTypeName | undefined)[] = new Array(nIn);
+  for (let i = 0; i < nIn; i++) {
+    const a = inputs[i] as NDArray;
+    inShapes[i] = a.shape;
+    inTypes[i] = a.dtype;
+  }
+  const outShapes: (Shape | undefined)[] = new Array(nOut).fill(undefined);
+  const outTypes: (DTypeName | undefined)[] = new Array(nOut).fill(undefined);
+  let known: boolean;
+  try {
+    known = op.inferShape(attrs, inShapes, outShapes) && op.inferType(attrs, inTypes, outTypes);
+  } catch (e) {
+    if (e instanceof MXNetError && e.shapes === undefined) {
+      throw new MXNetError(e.reason, {
+        op: op.name,
+        params: params as Record<string, unknown>,
+        shapes: inputs.map((a) => a.shape),
+        dtypes: inputs.map((a) => a.dtype),
+        device: ctx.toString(),
+        hint: e.hint,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+  if (!known) throw callError(op, 'could not infer the output shapes/dtypes from the inputs', inputs, params);
+  return {
+    inTypes: inTypes as DTypeName[],
+    outShapes: outShapes as Shape[],
+    outTypes: outTypes as DTypeName[],
+  };
 }
 
 function pushKernel(

@@ -8,6 +8,9 @@
  * of the op that produced the array — every read, until the array is overwritten. Operators are reached through the runtime (`nd.*`) and through the
  * common methods below, which are thin calls to registered ops.
  *
+ * A deferred compute result (`runtime.dc`) starts with a storage-less stand-in chunk and is
+ * computed on its first use (any access to its chunk), as MXNet computes on read.
+ *
  * Life cycle: `dispose()` (or `using`) releases the chunk reference; the storage is freed by the
  * engine after every pending op on it. A FinalizationRegistry releases arrays that were dropped
  * without dispose, as a safety net only.
@@ -38,10 +41,13 @@ import type {
   ProdParams,
   SumParams,
 } from './core-ops.js';
+import type { DCEntry } from './deferred/info.js';
+import { PendingChunk } from './deferred/pending-chunk.js';
 import { formatArray, printSync } from './format.js';
 import { type NestedArray, toNested } from './host.js';
 import type { InvokeOptions } from './invoke.js';
 import type { Runtime } from './runtime.js';
+import { atIndex, sliceRows } from './views.js';
 
 /** Params object accepted by op methods (MXNet keyword arguments). */
 export type OpParams = Readonly<Record<string, unknown>>;
@@ -77,13 +83,17 @@ export class NDArray<D extends DTypeName = DTypeName> {
   /** @internal */
   readonly runtime: Runtime;
   #chunk: Chunk;
-  readonly #byteOffset: number;
+  #byteOffset: number;
+  /** A deferred compute result not computed yet: `#chunk` is a storage-less stand-in. */
+  #deferred: boolean;
   #disposed = false;
   #blob: TBlob | undefined;
   /** @internal Set by the runtime once the array is registered with its FinalizationRegistry. */
   finalizerRegistered = false;
   /** @internal Where this array sits on the autograd tape (recorded output or variable). */
   agEntry: AGEntry | undefined = undefined;
+  /** @internal Its deferred compute graph entry (a bound variable or a recorded op's output). */
+  dcEntry: DCEntry | undefined = undefined;
   /** Gradient buffer made by attachGrad (owned: disposed with the array). */
   #ownGrad: NDArray | undefined;
 
@@ -97,6 +107,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
     this.ctx = chunk.ctx;
     this.size = shapeSize(shape);
     this.#byteOffset = byteOffset;
+    this.#deferred = chunk instanceof PendingChunk;
     runtime.track(this, chunk);
   }
 
@@ -109,14 +120,33 @@ export class NDArray<D extends DTypeName = DTypeName> {
     return this.#disposed;
   }
 
-  /** @internal The engine var of the chunk. */
-  get chunkVar(): Var {
-    return this.#chunk.var;
+  /** True while this is a deferred compute result not computed yet (`runtime.dc`): no storage. */
+  get isDeferred(): boolean {
+    return this.#deferred;
   }
 
-  /** @internal */
+  /** @internal The engine var of the chunk. */
+  get chunkVar(): Var {
+    return this.chunk.var;
+  }
+
+  /** @internal The chunk; a deferred array is computed first (every use of its memory comes here). */
   get chunk(): Chunk {
+    if (this.#deferred) this.runtime.dc.compute(this);
     return this.#chunk;
+  }
+
+  /** @internal What the safety net releases if the array is dropped (never computes). */
+  get heldChunk(): Chunk {
+    return this.#chunk;
+  }
+
+  /** @internal Deferred compute hands over the computed chunk (one reference). */
+  adoptChunk(chunk: Chunk, byteOffset: number): void {
+    if (this.#chunk instanceof PendingChunk) this.#chunk.forwardTo(chunk);
+    this.#chunk = chunk;
+    this.#byteOffset = byteOffset;
+    this.#deferred = false;
   }
 
   /** @internal Throws when the array was disposed. */
@@ -136,7 +166,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
     // Immutable and used by every op touching the array: made once.
     if (this.#blob === undefined) {
       this.#blob = Object.freeze({
-        ptr: this.#chunk.ptr,
+        ptr: this.chunk.ptr,
         byteOffset: this.#byteOffset,
         shape: this.shape,
         dtype: this.dtype,
@@ -154,13 +184,13 @@ export class NDArray<D extends DTypeName = DTypeName> {
    */
   async waitToRead(): Promise<void> {
     this.checkLive('waitToRead');
-    await this.runtime.engine.waitForVar(this.#chunk.var, { sticky: true });
+    await this.runtime.engine.waitForVar(this.chunk.var, { sticky: true });
   }
 
   /** Synchronous waitToRead (backends that can block only). */
   waitToReadSync(): void {
     this.checkLive('waitToReadSync');
-    this.runtime.engine.waitForVarSync(this.#chunk.var, { sticky: true });
+    this.runtime.engine.waitForVarSync(this.chunk.var, { sticky: true });
   }
 
   /** A host copy of the values (typed array of the dtype's storage type), after pending writes. */
@@ -172,7 +202,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
   /** Synchronous `data()`, where the backend can block (cpu-wasm in Node and workers). */
   dataSync(): StorageArray {
     this.checkLive('dataSync');
-    const backend = this.#chunk.backend;
+    const backend = this.chunk.backend;
     if (!backend.capabilities.syncRead) {
       throw new MXNetError(`${backend.name} cannot read synchronously`, {
         op: 'dataSync',
@@ -210,6 +240,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
   reshape(shape: readonly number[], options: { reverse?: boolean } = {}): NDArray<D> {
     this.checkLive('reshape');
     const target = this.runtime.inferReshape(this, shape, options.reverse ?? false);
+    if (this.runtime.dc.active) return this.runtime.dc.view(this, 'reshape', target, 0) as NDArray<D>;
     const view = this.runtime.view(this, target, this.#byteOffset) as NDArray<D>;
     return this.agEntry === undefined ? view : this.#recordView(view, 'Reshape', { shape: target });
   }
@@ -217,24 +248,12 @@ export class NDArray<D extends DTypeName = DTypeName> {
   /** Rows [begin, end) of the first axis as a view (MXNet `NDArray.slice`). Negative indices count from the end. */
   slice(begin: number, end?: number): NDArray<D> {
     this.checkLive('slice');
-    if (this.ndim === 0)
-      throw new MXNetError('cannot slice a zero-dim array', { op: 'slice', shapes: [this.shape] });
-    if (!Number.isInteger(begin) || (end !== undefined && !Number.isInteger(end))) {
-      throw new MXNetError(`slice bounds must be integers, got (${begin}, ${end})`, {
-        op: 'slice',
-        shapes: [this.shape],
-      });
-    }
-    const n = this.shape[0] as number;
-    const norm = (i: number) => (i < 0 ? Math.max(0, i + n) : Math.min(i, n));
-    const b = norm(begin);
-    const e = Math.max(b, norm(end ?? n));
-    const rowBytes = shapeSize(this.shape.slice(1)) * DType[this.dtype].bytes;
-    const view = this.runtime.view(
-      this,
-      [e - b, ...this.shape.slice(1)],
-      this.#byteOffset + b * rowBytes,
-    ) as NDArray<D>;
+    const [b, e] = sliceRows(this.shape, begin, end);
+    const shape = [e - b, ...this.shape.slice(1)];
+    const delta = b * shapeSize(this.shape.slice(1)) * DType[this.dtype].bytes;
+    if (this.runtime.dc.active)
+      return this.runtime.dc.view(this, 'slice', shape, delta, [b, e]) as NDArray<D>;
+    const view = this.runtime.view(this, shape, this.#byteOffset + delta) as NDArray<D>;
     return this.agEntry === undefined
       ? view
       : this.#recordView(view, 'slice_axis', { axis: 0, begin: b, end: e });
@@ -246,44 +265,20 @@ export class NDArray<D extends DTypeName = DTypeName> {
    */
   at(...indices: number[]): NDArray<D> {
     this.checkLive('at');
-    if (indices.length > this.ndim) {
-      throw new MXNetError(`too many indices (${indices.length}) for an array of ${this.ndim} dims`, {
-        op: 'at',
-        shapes: [this.shape],
-      });
-    }
-    let offset = 0;
-    let stride = this.size;
-    const begin: number[] = new Array(indices.length);
-    for (let k = 0; k < indices.length; k++) {
-      const n = this.shape[k] as number;
-      const raw = indices[k] as number;
-      const i = raw < 0 ? raw + n : raw;
-      if (!Number.isInteger(raw) || i < 0 || i >= n) {
-        throw new MXNetError(`index ${raw} is out of bounds for axis ${k} with size ${n}`, {
-          op: 'at',
-          shapes: [this.shape],
-        });
-      }
-      stride = stride / n;
-      offset += i * stride;
-      begin[k] = i;
-    }
+    const { offset, begin } = atIndex(this.shape, indices);
+    const rest = this.shape.slice(indices.length);
+    const delta = offset * DType[this.dtype].bytes;
+    if (this.runtime.dc.active) return this.runtime.dc.view(this, 'at', rest, delta, begin) as NDArray<D>;
     if (this.agEntry !== undefined && this.runtime.autograd.isRecording) {
       // Recorded as a slice (a copy), so the gradient flows back to the indexed elements.
       const part = this.op1('slice', { begin, end: begin.map((b) => b + 1) });
-      const rest = this.shape.slice(indices.length);
       const out = part.#recordView(this.runtime.view(part, rest, part.byteOffset), 'Reshape', {
         shape: rest,
       });
       part.dispose();
       return out as NDArray<D>;
     }
-    return this.runtime.view(
-      this,
-      this.shape.slice(indices.length),
-      this.#byteOffset + offset * DType[this.dtype].bytes,
-    ) as NDArray<D>;
+    return this.runtime.view(this, rest, this.#byteOffset + delta) as NDArray<D>;
   }
 
   /** A copy on `target` (a context, or an existing array to overwrite; MXNet `copyto`). */
@@ -566,7 +561,8 @@ export class NDArray<D extends DTypeName = DTypeName> {
    * (leak reports, error messages).
    */
   describe(): string {
-    return `NDArray ${shapeToString(this.shape)} ${this.dtype} @${this.ctx}${this.#disposed ? ' (disposed)' : ''}`;
+    const state = this.#disposed ? ' (disposed)' : this.#deferred ? ' (deferred)' : '';
+    return `NDArray ${shapeToString(this.shape)} ${this.dtype} @${this.ctx}${state}`;
   }
 
   /**

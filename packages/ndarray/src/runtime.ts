@@ -25,6 +25,7 @@ import { type Backend, createOpRegistry, type Op, type OpContext, type OpRegistr
 import { ResourceManager, Storage } from '@mx/storage';
 import { Autograd } from './autograd/autograd.js';
 import { Chunk, type ChunkOwner } from './chunk.js';
+import { DeferredCompute } from './deferred/deferred-compute.js';
 import { toStorage } from './host.js';
 import { coversChunk, type InvokeOptions, invokeOp } from './invoke.js';
 import { type MemoryOptions, SafetyNet } from './memory/safety-net.js';
@@ -103,6 +104,8 @@ export class Runtime {
   readonly nd: Nd;
   /** MXNet's `mx.autograd` for this runtime: recording, backward, grad. */
   readonly autograd: Autograd = new Autograd(this);
+  /** MXNet 2.0's deferred compute (`mxnet._deferred_compute`) for this runtime: tracing into graphs. */
+  readonly dc: DeferredCompute = new DeferredCompute(this);
   readonly #backends = new Map<string, Backend>();
   readonly #allBackends: Backend[] = [];
   readonly #scopes = new ScopeTracker<NDArray>();
@@ -276,7 +279,7 @@ export class Runtime {
     for (const a of arrays) {
       if (a.isDisposed) continue;
       a.finalizerRegistered = true;
-      this.#net.registry.register(a, a.chunk, a);
+      this.#net.registry.register(a, a.heldChunk, a);
     }
   }
 
@@ -306,6 +309,7 @@ export class Runtime {
   /** Run a registered op (by name, alias or Op) on `inputs`; returns its visible outputs. */
   invoke(op: string | Op, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[] {
     const o = typeof op === 'string' ? this.registry.get(op) : op;
+    if (this.dc.active) return this.dc.record(o, inputs, params, options);
     const ag = this.autograd;
     if (o.def.crossDeviceCopy) {
       const out = this.#crossDeviceCopy(o, inputs, options);
@@ -420,6 +424,7 @@ export class Runtime {
 
   /** @internal Copy `src` to a context (new array) or into an existing array. */
   copy(src: NDArray, target: Context | NDArray): NDArray {
+    if (this.dc.active) return this.dc.copy(src, target);
     const dst = target instanceof NDArray ? target : this.empty(src.shape, src.dtype, target);
     if (target instanceof NDArray) {
       target.checkLive('copyTo');
@@ -485,6 +490,7 @@ export class Runtime {
 
   /** @internal `x.set(value)`. */
   assign(dst: NDArray, value: number | NDArray | ArrayLike<number | bigint>): void {
+    this.dc.checkWrite('set', dst);
     if (typeof value === 'number') {
       this.invoke('_full', [], { shape: dst.shape, value, dtype: dst.dtype }, { out: dst, ctx: dst.ctx });
     } else if (value instanceof NDArray) {
