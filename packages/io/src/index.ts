@@ -23,4 +23,6 @@ export {
   NDArrayIter,
   type NDArrayIterOptions,
 } from './ndarray-iter.js';
+export { MT19937 } from './random/mt19937.js';
+export { numpyShuffle, stdShuffle } from './random/shuffle.js';
 export type { NdLike } from './runtime-of.js';

@@ -164,6 +164,20 @@ export class Autograd {
     });
   }
 
+  /**
+   * Whether a backward pass wrote `x.grad` since the flag was last cleared (MXNet's `_fresh_grad`);
+   * false for arrays without `attachGrad`.
+   */
+  isFreshGrad(x: NDArray): boolean {
+    return x.agEntry?.node.variable?.fresh ?? false;
+  }
+
+  /** Sets or clears the fresh-gradient flag of a variable (Gluon's Trainer clears it after updating). */
+  setFreshGrad(x: NDArray, fresh: boolean): void {
+    const v = x.agEntry?.node.variable;
+    if (v !== undefined) v.fresh = fresh;
+  }
+
   /** Compute gradients of `heads` into the variables' `.grad` (MXNet `autograd.backward`). */
   backward(heads: NDArray | readonly NDArray[], options: GradOptions = {}): void {
     const hs = Array.isArray(heads) ? heads : [heads as NDArray];

@@ -262,6 +262,7 @@ function deliver(rt: Runtime, node: AGNode, g: NDArray): void {
   }
   if (v.gradReq === 'add') rt.invoke('elemwise_add', [v.grad, g], undefined, { out: v.grad });
   else rt.invoke('_copyto', [g], undefined, { out: v.grad });
+  v.fresh = true;
   g.dispose();
 }
 

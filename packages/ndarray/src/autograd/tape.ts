@@ -35,8 +35,16 @@ export interface AGNode {
   readonly isTrain: boolean;
   readonly gradient: GradientSpec | undefined;
   readonly custom?: CustomBackward;
-  /** For variables: where the gradient goes. */
-  readonly variable?: { readonly array: NDArray; grad: NDArray | undefined; gradReq: GradReq };
+  /**
+   * For variables: where the gradient goes, and whether a backward pass wrote it since the flag was
+   * last cleared (MXNet's `_fresh_grad`, which Gluon's Trainer checks for stale gradients).
+   */
+  readonly variable?: {
+    readonly array: NDArray;
+    grad: NDArray | undefined;
+    gradReq: GradReq;
+    fresh: boolean;
+  };
   /** Set when a backward pass without retainGraph released the saved arrays. */
   freed: boolean;
 }
@@ -61,7 +69,7 @@ export function variableNode(array: NDArray, grad: NDArray | undefined, gradReq:
     inShapes: [],
     isTrain: false,
     gradient: undefined,
-    variable: { array, grad, gradReq },
+    variable: { array, grad, gradReq, fresh: false },
     freed: false,
   };
 }
