@@ -1,0 +1,347 @@
+/**
+ * Gluon's `Parameter` and `Constant` (MXNet 2.0 python/mxnet/gluon/parameter.py): a named weight
+ * with a possibly partial shape (-1 = unknown until the first forward), dtype, gradient request and
+ * learning-rate / weight-decay multipliers, holding its data (and gradient) once initialized.
+ *
+ * Runtimes are explicit in @mx, but Gluon code names none: a parameter takes its runtime from
+ * `initialize({ runtime })` or, when none is given, from the first input its block sees (deferred
+ * initialization, which MXNet uses for unknown shapes, is used for an unknown runtime too). The
+ * data is kept out of every `nd.scope`, so a parameter created in a tutorial loop's scope survives
+ * it; `dispose()` releases it. One device per parameter for now: the KVStore issue adds lists.
+ */
+import { type Context, type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
+import type { GradReq, NDArray, Runtime } from '@mx/ndarray';
+import { InitDesc } from '../init/desc.js';
+import { type Initializer, Initializer as InitializerBase } from '../init/initializer.js';
+import { Uniform } from '../init/random-inits.js';
+
+/** What parameters are initialized with (mx.init's classes, or a registered name / dumps() JSON). */
+export type ParamInitializer = Initializer;
+
+export interface ParameterOptions {
+  /** Shape; -1 (or MXNet's legacy 0) marks a dimension inferred on the first forward. */
+  readonly shape?: Shape | number;
+  readonly dtype?: DTypeName;
+  readonly gradReq?: GradReq;
+  readonly lrMult?: number;
+  readonly wdMult?: number;
+  /** This parameter's initializer (or its registered name / MXNet JSON), used instead of the default. */
+  readonly init?: ParamInitializer | string;
+  readonly allowDeferredInit?: boolean;
+  /** False for running statistics and constants: no gradient is ever attached. */
+  readonly differentiable?: boolean;
+}
+
+export interface ParameterInitOptions {
+  /** Initializer for parameters with no `init` of their own (default MXNet's Uniform(0.07)). */
+  readonly init?: ParamInitializer;
+  readonly ctx?: Context;
+  /** Runtime to allocate in; default: the runtime of the first forward's input. */
+  readonly runtime?: Runtime;
+  /** Re-initialize parameters that already have data (otherwise MXNet's warning and no change). */
+  readonly forceReinit?: boolean;
+}
+
+/** MXNet's DeferredInitializationError: a parameter read before its shape or runtime was known. */
+export class DeferredInitializationError extends MXNetError {
+  constructor(message: string) {
+    super(message, { hint: 'run one forward pass with real input first' });
+  }
+}
+
+const isKnown = (shape: readonly number[] | undefined): shape is number[] =>
+  shape?.every((d) => d > 0) === true;
+
+interface Pending {
+  readonly init: ParamInitializer;
+  readonly ctx: Context | undefined;
+}
+
+/** A weight of a Block (MXNet `gluon.Parameter`). */
+export class Parameter {
+  readonly name: string;
+  lrMult: number;
+  wdMult: number;
+  init: ParamInitializer | string | undefined;
+  readonly allowDeferredInit: boolean;
+  readonly differentiable: boolean;
+  #shape: number[] | undefined;
+  #dtype: DTypeName;
+  #gradReq: GradReq;
+  #data: NDArray | undefined;
+  #pending: Pending | undefined;
+
+  constructor(name = 'weight', options: ParameterOptions = {}) {
+    this.name = name;
+    const s = options.shape;
+    this.#shape =
+      s === undefined ? undefined : typeof s === 'number' ? [s] : s.map((d) => (d === 0 ? -1 : d));
+    this.#dtype = options.dtype ?? 'float32';
+    this.differentiable = options.differentiable ?? true;
+    this.#gradReq = this.differentiable ? (options.gradReq ?? 'write') : 'null';
+    this.lrMult = options.lrMult ?? 1;
+    this.wdMult = options.wdMult ?? 1;
+    this.init = options.init;
+    this.allowDeferredInit = options.allowDeferredInit ?? false;
+  }
+
+  toString(): string {
+    return `Parameter ${this.name} (shape=${this.#shape === undefined ? 'None' : shapeToString(this.#shape)}, dtype=${this.#dtype})`;
+  }
+
+  /** The shape, -1 where still unknown. */
+  get shape(): readonly number[] | undefined {
+    return this.#shape;
+  }
+
+  /**
+   * Sets the shape. Like MXNet, only unknown (-1) dimensions may change once a shape is set, and an
+   * initialized parameter keeps its shape.
+   */
+  set shape(value: readonly number[] | undefined) {
+    if (value === undefined) throw new MXNetError(`Parameter '${this.name}': shape cannot be unset`);
+    const next = value.map((d) => (d === 0 ? -1 : d));
+    const cur = this.#shape;
+    const compatible =
+      cur === undefined ||
+      (cur.length === next.length && cur.every((d, i) => d === -1 || d === next[i] || next[i] === -1));
+    if (!compatible || (this.#data !== undefined && !next.every((d, i) => d === cur?.[i]))) {
+      throw new MXNetError(
+        `Expected shape ${shapeToString(next)} is incompatible with given shape ${shapeToString(cur ?? [])} for Parameter ${this.name}`,
+        { shapes: [cur ?? [], next] },
+      );
+    }
+    this.#shape = cur === undefined ? next : cur.map((d, i) => (d === -1 ? (next[i] as number) : d));
+  }
+
+  get dtype(): DTypeName {
+    return this.#dtype;
+  }
+
+  /** 'write', 'add' or 'null'; changing it on an initialized parameter re-attaches the gradient. */
+  get gradReq(): GradReq {
+    return this.#gradReq;
+  }
+
+  set gradReq(req: GradReq) {
+    if (!['write', 'add', 'null'].includes(req)) {
+      throw new MXNetError(`grad_req must be one of 'write', 'add', or 'null', but got '${String(req)}'`);
+    }
+    if (!this.differentiable) req = 'null';
+    if (req === this.#gradReq) return;
+    this.#gradReq = req;
+    if (this.#data !== undefined) this.#attachGrad(this.#data);
+  }
+
+  /** Whether data exists (initialized, not pending). */
+  get isInitialized(): boolean {
+    return this.#data !== undefined;
+  }
+
+  /**
+   * Initializes the data (MXNet `Parameter.initialize`). With an unknown shape or no runtime yet the
+   * work is deferred to the first forward when `allowDeferredInit` (blocks set it) — otherwise it is
+   * MXNet's error. An initialized parameter is left alone (with MXNet's warning) unless `forceReinit`.
+   */
+  initialize(options: ParameterInitOptions = {}): void {
+    if (this.#data !== undefined && !options.forceReinit) {
+      console.warn(
+        `Parameter '${this.name}' is already initialized, ignoring. Set forceReinit=true to re-initialize.`,
+      );
+      return;
+    }
+    const pending: Pending = { init: options.init ?? new Uniform(), ctx: options.ctx };
+    if (!isKnown(this.#shape) || options.runtime === undefined) {
+      if (!this.allowDeferredInit && !isKnown(this.#shape)) {
+        throw new MXNetError(
+          `Cannot initialize Parameter '${this.name}' because it has invalid shape: ${shapeToString(this.#shape ?? [])}.`,
+          { hint: 'give the full shape, or let a block infer it (allowDeferredInit)' },
+        );
+      }
+      this.#pending = pending;
+      return;
+    }
+    this.#create(options.runtime, pending);
+  }
+
+  /** @internal Completes a deferred initialization once the shape and a runtime are known. */
+  finishDeferredInit(runtime: Runtime): void {
+    if (this.#data !== undefined || this.#pending === undefined) return;
+    if (!isKnown(this.#shape)) {
+      throw new DeferredInitializationError(
+        `Parameter '${this.name}' has not been initialized yet because initialization was deferred, and its shape ${shapeToString(this.#shape ?? [])} is still unknown.`,
+      );
+    }
+    this.#create(runtime, this.#pending);
+  }
+
+  #create(rt: Runtime, p: Pending): void {
+    const shape = this.#shape as number[];
+    const arr = rt.keep(rt.nd.zeros(shape, { dtype: this.#dtype, ctx: p.ctx }));
+    try {
+      const own = this.init;
+      p.init.init(new InitDesc(this.name, { attrs: own === undefined ? {} : { __init__: own } }), arr);
+    } catch (e) {
+      arr.dispose();
+      throw e;
+    }
+    this.#data?.dispose();
+    this.#data = arr;
+    this.#pending = undefined;
+    this.#attachGrad(arr);
+  }
+
+  #attachGrad(arr: NDArray): void {
+    if (this.#gradReq !== 'null') arr.attachGrad(this.#gradReq);
+    else if (arr.grad !== undefined) arr.attachGrad('null');
+  }
+
+  #uninitialized(what: string): never {
+    if (this.#pending !== undefined) {
+      throw new DeferredInitializationError(
+        `Parameter '${this.name}' has not been initialized yet because initialization was deferred. Actual initialization happens during the first forward pass. Please pass one batch of data through the network before accessing Parameters. You can also avoid deferred initialization by specifying in_units, num_features, etc., for network layers.`,
+      );
+    }
+    throw new MXNetError(
+      `Parameter '${this.name}' has not been initialized. Note that you should initialize parameters and create Trainer with Block.collectParams() instead of Block.params because the later does not include Parameters of nested child Blocks (${what}).`,
+      { hint: 'call block.initialize() first' },
+    );
+  }
+
+  /** The data (MXNet `data(ctx)`); throws DeferredInitializationError before the first forward. */
+  data(ctx?: Context): NDArray {
+    const d = this.#data;
+    if (d === undefined) return this.#uninitialized('data');
+    if (ctx !== undefined && d.ctx !== ctx) {
+      throw new MXNetError(
+        `Parameter '${this.name}' was not initialized on context ${ctx}. It was only initialized on ${d.ctx}.`,
+      );
+    }
+    return d;
+  }
+
+  /** The data on every device (one today). */
+  listData(): NDArray[] {
+    return [this.data()];
+  }
+
+  /** The gradient buffer; MXNet's error when gradReq is 'null'. */
+  grad(ctx?: Context): NDArray {
+    const d = this.data(ctx);
+    const g = d.grad;
+    if (g === undefined || this.#gradReq === 'null') {
+      throw new MXNetError(`Cannot get gradient array for Parameter '${this.name}' because grad_req='null'`, {
+        hint: "set gradReq to 'write' or 'add'",
+      });
+    }
+    return g;
+  }
+
+  listGrad(): NDArray[] {
+    return [this.grad()];
+  }
+
+  /** The device of the data. */
+  listCtx(): Context[] {
+    return [this.data().ctx];
+  }
+
+  /**
+   * Replaces the values (MXNet `set_data`): copied into the existing array when initialized, else
+   * the parameter is initialized from it (shape and dtype must agree with what is declared).
+   */
+  setData(value: NDArray): void {
+    const cur = this.#data;
+    if (cur === undefined) {
+      this.shape = value.shape;
+      if (value.dtype !== this.#dtype) {
+        throw new MXNetError(
+          `Parameter '${this.name}': set_data with dtype ${value.dtype}, but the parameter is ${this.#dtype}`,
+          { dtypes: [this.#dtype, value.dtype], hint: 'cast the value or the parameter first' },
+        );
+      }
+      const arr = value.runtime.keep(value.copyTo(value.ctx));
+      this.#data = arr;
+      this.#pending = undefined;
+      this.#attachGrad(arr);
+      return;
+    }
+    if (value.shape.length !== cur.shape.length || value.shape.some((d, i) => d !== cur.shape[i])) {
+      throw new MXNetError(
+        `Parameter '${this.name}': cannot set data of shape ${shapeToString(value.shape)}; the parameter has shape ${shapeToString(cur.shape)}`,
+        { shapes: [cur.shape, value.shape] },
+      );
+    }
+    if (value.dtype === cur.dtype) value.copyTo(cur);
+    else {
+      const cast = value.astype(cur.dtype);
+      cast.copyTo(cur);
+      cast.dispose();
+    }
+  }
+
+  /** Zeroes the gradient (no-op for gradReq 'null'). */
+  zeroGrad(): void {
+    const g = this.#data?.grad;
+    if (g !== undefined) g.runtime.nd.zeros_like(g, { out: g });
+  }
+
+  /** Casts data and gradient to `dtype` (MXNet `cast`). */
+  cast(dtype: DTypeName): void {
+    this.#dtype = dtype;
+    const d = this.#data;
+    if (d === undefined || d.dtype === dtype) return;
+    const next = d.runtime.keep(d.astype(dtype));
+    d.dispose();
+    this.#data = next;
+    this.#attachGrad(next);
+  }
+
+  /** Releases data and gradient; the parameter returns to uninitialized. */
+  dispose(): void {
+    this.#data?.dispose();
+    this.#data = undefined;
+    this.#pending = undefined;
+  }
+}
+
+/**
+ * A constant (MXNet `gluon.Constant`): a non-differentiable parameter whose initializer writes the
+ * given values, so it is saved, loaded and exported like any parameter.
+ */
+export class Constant extends Parameter {
+  readonly value: NDArray | readonly number[];
+
+  constructor(name: string, value: NDArray | readonly number[], options: { dtype?: DTypeName } = {}) {
+    const shape = Array.isArray(value) ? [value.length] : (value as NDArray).shape;
+    const values = value;
+    super(name, {
+      shape,
+      dtype: options.dtype ?? (Array.isArray(value) ? 'float32' : (value as NDArray).dtype),
+      gradReq: 'null',
+      differentiable: false,
+      init: new ValuesInit(values),
+    });
+    this.value = value;
+  }
+}
+
+/** Writes fixed values (a Constant's initializer; not registered, so not part of `dumps`). */
+class ValuesInit extends InitializerBase {
+  readonly registeredName = 'constant';
+  readonly #values: NDArray | readonly number[];
+
+  constructor(values: NDArray | readonly number[]) {
+    super();
+    this.#values = values;
+  }
+
+  protected initWeight(_name: string, arr: NDArray): void {
+    const v = this.#values;
+    if (Array.isArray(v)) {
+      const src = arr.runtime.nd.array(v as number[], { dtype: arr.dtype });
+      src.copyTo(arr);
+      src.dispose();
+    } else (v as NDArray).copyTo(arr);
+  }
+}
