@@ -66,7 +66,12 @@ describe('Dropout on cpu-wasm', () => {
     expect(bad).toBe(0);
     expect(Math.abs(zeros / 1200 - 0.5)).toBeLessThan(0.06);
     const og = ramp([40, 8, 30]);
-    const [dx] = h.run('_backward_Dropout', [og, mask as HostArray], { p: 0.5, axes: [1] }, { isTrain: true });
+    const [dx] = h.run(
+      '_backward_Dropout',
+      [og, mask as HostArray],
+      { p: 0.5, axes: [1] },
+      { isTrain: true },
+    );
     const dv = dx?.data as Float32Array;
     for (let i = 0; i < dv.length; i++) {
       const a = Math.floor(i / 240);
