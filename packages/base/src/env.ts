@@ -100,6 +100,12 @@ export const ENV_SETTINGS = {
     values: ENGINE_TYPES,
     doc: 'Engine kind: NaiveEngine runs every op synchronously inside push (for debugging); the threaded kinds run ops asynchronously by dependency.',
   } as EnumSpec<EngineTypeName>,
+  MXNET_ENGINE_MAX_PENDING_OPS: {
+    kind: 'int',
+    default: 1024,
+    min: 1,
+    doc: '@mx only: queued engine ops beyond which a push runs the ready ones itself, so a loop that never awaits or reads cannot queue work (and its memory) without bound.',
+  } as IntSpec,
   MXNET_ENGINE_INFO: {
     kind: 'bool',
     default: false,

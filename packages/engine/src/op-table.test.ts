@@ -4,7 +4,7 @@
  * nothing once idle, and gives memory back after a burst. Checked against a sequential reference:
  * run in push order, every read sees the last write pushed before it.
  */
-import { cpu } from '@mx/base';
+import { cpu, Env } from '@mx/base';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from './create-engine.js';
 import { FnProperty } from './fn-property.js';
@@ -22,7 +22,8 @@ function accesses(i: number): { reads: number[]; writes: number[] } {
 
 describe('threaded engine: op table', () => {
   it('grows under a burst of pending ops and keeps every read after the write before it', async () => {
-    const e = createEngine({ kind: 'threaded' }) as ThreadedEngine;
+    const env = new Env({ MXNET_ENGINE_MAX_PENDING_OPS: String(1 << 20) }); // no back-pressure here
+    const e = createEngine({ kind: 'threaded', env }) as ThreadedEngine;
     const vars = Array.from({ length: VARS }, (_, k) => e.newVariable(`v${k}`));
     const value = new Array<number>(VARS).fill(-1); // last op that wrote each var, as run
     const expected = new Array<number>(VARS).fill(-1); // ... in push order
@@ -67,7 +68,9 @@ describe('threaded engine: op table', () => {
   });
 
   it('gives memory back once a burst is over and the load stays small', async () => {
-    const e = createEngine({ kind: 'threaded' }) as ThreadedEngine;
+    // A burst of N queued ops: back-pressure (which would drain at 1,024) is raised above N.
+    const env = new Env({ MXNET_ENGINE_MAX_PENDING_OPS: String(2 * N) });
+    const e = createEngine({ kind: 'threaded', env }) as ThreadedEngine;
     const v = e.newVariable();
     const initial = e.tableStats.capacity;
     for (let i = 0; i < N; i++) e.pushSync(() => {}, cpu(), [], [v]);

@@ -134,6 +134,9 @@ export class Scheduler {
   readonly #onReady = (id: number): void => this.#enqueue(id, false);
   readonly #drainTask = (): void => this.drain(true);
 
+  /** Queued ops beyond which a push drains synchronously (see `submit`). */
+  readonly maxPending: number;
+
   constructor(
     readonly env: Env,
     readonly drainBudgetMs: number,
@@ -142,7 +145,9 @@ export class Scheduler {
     readonly flushBulk: () => void,
     /** True while the engine has a partial bulk (a drain then schedules another, to flush it). */
     readonly hasBulk: () => boolean,
-  ) {}
+  ) {
+    this.maxPending = env.get('MXNET_ENGINE_MAX_PENDING_OPS');
+  }
 
   /** The reusable RunContext for a synchronous run at the current nesting depth. */
   syncRun(): SyncRun {
@@ -170,6 +175,13 @@ export class Scheduler {
     const left = (t.i32[b + WAIT] as number) - 1;
     t.i32[b + WAIT] = left;
     if (left === 0) this.#enqueue(id, true);
+    // Back-pressure. MXNet's worker threads drain the queue while Python pushes; here the drain
+    // waits for the pusher to yield, and a loop that never awaits or reads (a synchronous training
+    // loop) would queue ops — and hold their outputs' memory — without bound. Past
+    // `maxPending` ops the pusher runs what is ready itself, as a synchronous wait would.
+    if (this.pending > this.maxPending && this.executing === 0 && !this.#inDrain && !this.stopped) {
+      this.drain(false);
+    }
   }
 
   /** Op `id`'s dependencies are met: run it inline (async/deleteVar from the pusher) or queue it. */
