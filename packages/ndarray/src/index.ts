@@ -14,7 +14,7 @@ export type * from './core-ops.js';
  * Deferred compute (MXNet 2.0 `mxnet._deferred_compute`, `runtime.dc`): op calls inside
  * `dc.context()` are recorded into a @mx/graph graph and computed only when read.
  */
-export { DeferredCompute } from './deferred/deferred-compute.js';
+export { type DCContextOptions, DeferredCompute } from './deferred/deferred-compute.js';
 export type { GetSymbolOptions } from './deferred/symbol.js';
 /**
  * Running bound graphs (MXNet's GraphExecutor op execution): memory laid out from a memory plan,

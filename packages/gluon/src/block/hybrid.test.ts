@@ -144,3 +144,45 @@ describe('HybridBlock.hybridize', () => {
     x.dispose();
   });
 });
+
+describe('what cannot be hybridized', () => {
+  it("refuses in-place writes (MXNet's message) and reads of values, and stays usable", () => {
+    class Inplace extends HybridBlock {
+      fc = new Dense(3, { inUnits: 2 });
+      forward(x: NDArray): NDArray {
+        const y = this.fc.forward(x);
+        nd.relu(y, { out: y });
+        return y;
+      }
+    }
+    class Branchy extends HybridBlock {
+      fc = new Dense(3, { inUnits: 2 });
+      forward(x: NDArray): NDArray {
+        const y = this.fc.forward(x);
+        return (y.dataSync()[0] as number) > 0 ? y : nd.negative(y);
+      }
+    }
+    const x = input(2, 2);
+    const a = new Inplace();
+    a.initialize(undefined, { runtime: rt });
+    const eager = Float32Array.from((a.forward(x) as NDArray).dataSync() as Float32Array);
+    a.hybridize();
+    expect(() => a.forward(x)).toThrow(
+      /Inplace operations \(\+=, -=, x\[:\]=, etc\) are not supported when recording/,
+    );
+    a.hybridize(false);
+    expect((a.forward(x) as NDArray).dataSync()).toEqual(eager);
+
+    const b = new Branchy();
+    b.initialize(undefined, { runtime: rt });
+    b.forward(x).dispose();
+    b.hybridize();
+    expect(() => b.forward(x)).toThrow(
+      /hybridize\(\) of Branchy: the traced forward reads the value of a deferred array \(node_\d+, shape \(2, 3\)\)/,
+    );
+    expect(rt.dc.isDeferredCompute()).toBe(false);
+    b.hybridize(false);
+    expect(b.forward(x).shape).toEqual([2, 3]);
+    x.dispose();
+  });
+});

@@ -62,26 +62,33 @@ export function traceForward(
   const byArray = new Map<NDArray, string>();
   for (const [name, p] of params) if (!byArray.has(p.data())) byArray.set(p.data(), name);
   const names = dataNames(inputs.length);
-  let traced: { arrays: NDArray[]; single: boolean } | undefined;
-  let graphOutputs: ReturnType<Runtime['dc']['getSymbol']>;
-  rt.autograd.pause(() => {
-    rt.dc.context(() => {
-      rt.dc.setVariable([...inputs], names);
-      rt.dc.setVariable([...byArray.keys()], [...byArray.values()]);
-      traced = flatOutputs(block, forward(...inputs));
-    });
-  });
-  const t = traced as { arrays: NDArray[]; single: boolean };
+  let traced: NDArray[] = [];
+  let single = true;
+  let graph: ReturnType<Runtime['dc']['getSymbol']>;
+  const where = `hybridize() of ${block.blockName}`;
   try {
-    graphOutputs = rt.dc.getSymbol(t.arrays);
+    rt.autograd.pause(() => {
+      rt.dc.context(
+        () => {
+          rt.dc.setVariable([...inputs], names);
+          rt.dc.setVariable([...byArray.keys()], [...byArray.values()]);
+          const out = flatOutputs(block, forward(...inputs));
+          traced = out.arrays;
+          single = out.single;
+        },
+        true,
+        { refuseReads: where },
+      );
+    });
+    graph = rt.dc.getSymbol(traced);
   } finally {
-    // The graph is a copy: unbind the inputs and parameters (another block may trace them next)
-    // and drop the lazy outputs.
-    rt.dc.clear([...t.arrays, ...inputs, ...byArray.keys()]);
-    for (const a of t.arrays) if (!inputs.includes(a)) a.dispose();
+    // The graph is a copy: unbind the inputs and parameters (another block, or the next attempt,
+    // may trace them) and drop the lazy outputs — also when the trace failed.
+    rt.dc.clear([...traced, ...inputs, ...byArray.keys()]);
+    for (const a of traced) if (!inputs.includes(a)) a.dispose();
   }
   const api = new SymbolApi(rt);
-  const symbol = new MxSymbol(api, graphOutputs.outputs);
+  const symbol = new MxSymbol(api, graph.outputs);
 
   // 3. The CachedOp over the symbol's inputs in its order.
   const order = symbol.listInputs();
@@ -112,7 +119,7 @@ export function traceForward(
         return k >= 0 ? (xs[k] as NDArray) : (paramByName.get(n) as Parameter).data();
       });
       const outs = op.call(...args);
-      return t.single ? (outs[0] as NDArray) : outs;
+      return single ? (outs[0] as NDArray) : outs;
     },
     exportParams() {
       const argParams: Record<string, NDArray> = {};

@@ -14,7 +14,7 @@
  * stayed on across an `await` would record other tasks' calls. Node names come from a counter of
  * this object (`node_0`, `node_1`...), never reset, like MXNet's per-thread counter.
  */
-import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
+import { type Context, type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { Var } from '@mx/engine';
 import { type Graph, GraphNode } from '@mx/graph';
 import type { Op } from '@mx/ops';
@@ -35,10 +35,22 @@ function asList<T>(x: T | readonly T[]): readonly T[] {
   return Array.isArray(x) ? (x as readonly T[]) : [x as T];
 }
 
+/** Options of `dc.context`. */
+export interface DCContextOptions {
+  /**
+   * Refuse to compute deferred arrays while this scope is active (a read of a value is an
+   * MXNetError naming this string, e.g. "hybridize()"): for tracers whose graph must not depend on
+   * data values. Default: reads compute, as MXNet's.
+   */
+  readonly refuseReads?: string;
+}
+
 export class DeferredCompute {
   /** @internal */
   readonly runtime: Runtime;
   #active = false;
+  /** Set by a scope that refuses value reads (Gluon's hybridize): who refuses, for the message. */
+  #readsRefusedBy: string | undefined;
   #nodeCount = 0;
   #placeholderVar: Var | undefined;
   readonly #infos = new WeakMap<GraphNode, NodeInfo>();
@@ -72,13 +84,16 @@ export class DeferredCompute {
    * The body must be synchronous: an async body is refused (its awaits would leave the flag on for
    * unrelated code).
    */
-  context<R>(body: () => R, state = true): R {
+  context<R>(body: () => R, state = true, options: DCContextOptions = {}): R {
     const prev = this.setDeferredCompute(state);
+    const prevRefused = this.#readsRefusedBy;
+    if (options.refuseReads !== undefined) this.#readsRefusedBy = options.refuseReads;
     let result: R;
     try {
       result = body();
     } finally {
       this.#active = prev;
+      this.#readsRefusedBy = prevRefused;
     }
     if (isThenable(result)) {
       throw new MXNetError('dc.context() takes a synchronous function; this one returned a promise', {
@@ -196,6 +211,17 @@ export class DeferredCompute {
     for (const a of asList(arrays)) {
       if (!a.isDeferred) continue;
       a.checkLive('dc.compute');
+      const refusedBy = this.#readsRefusedBy;
+      if (this.#active && refusedBy !== undefined) {
+        throw new MXNetError(
+          `${refusedBy}: the traced forward reads the value of a deferred array (${a.dcEntry?.node.name ?? 'an output'}, shape ${shapeToString(a.shape)}). A cached graph cannot depend on data values: a branch or loop on them would be frozen at the values of the first call.`,
+          {
+            op: 'dc.compute',
+            shapes: [a.shape],
+            hint: 'compute the choice with operators (nd.where, masks), move the read out of forward, or call hybridize(false)',
+          },
+        );
+      }
       const prev = this.setDeferredCompute(false);
       try {
         computeDeferred(this.runtime, (n) => this.#infos.get(n), a);
