@@ -329,7 +329,7 @@ export abstract class Block {
    * counts) and returns it. The block must be initialized and not hybridized.
    */
   summary(...inputs: unknown[]): string {
-    const text = summaryText(this, inputs, (b) => b.isContainer);
+    const text = summaryText(this, inputs, (b) => (b as Block).isContainer);
     console.log(text);
     return text;
   }

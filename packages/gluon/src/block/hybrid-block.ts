@@ -14,18 +14,9 @@ import { MXNetError, shapeToString } from '@mx/base';
 import { NDArray, type Runtime } from '@mx/ndarray';
 import type { CachedOp, Symbol as MxSymbol } from '@mx/symbol';
 import { Block, firstArray } from './block.js';
-import { type Trace, traceForward } from './trace.js';
+import { type HybridizeOptions, type Trace, traceForward } from './trace.js';
 
-export interface HybridizeOptions {
-  /** Allocate the graph's memory once and reuse it across calls (MXNet `static_alloc`). */
-  readonly staticAlloc?: boolean;
-  /** Also fix input shapes (MXNet `static_shape`; needs staticAlloc). */
-  readonly staticShape?: boolean;
-  /** Graphs with at most this many nodes are run inline by autograd (MXNet `inline_limit`). */
-  readonly inlineLimit?: number;
-  readonly forwardBulkSize?: number;
-  readonly backwardBulkSize?: number;
-}
+export type { HybridizeOptions } from './trace.js';
 
 /** A block that can be hybridized (MXNet `gluon.HybridBlock`). */
 export abstract class HybridBlock extends Block {

@@ -6,8 +6,18 @@
  */
 import { MXNetError, shapeToString } from '@mx/base';
 import { NDArray } from '@mx/ndarray';
-import type { Block } from './block.js';
 import type { Parameter } from './parameter.js';
+
+/** What the summary needs of a block (Block has it; named here so this file needs no Block import). */
+export interface SummaryBlock {
+  readonly blockName: string;
+  readonly params: ReadonlyMap<string, Parameter>;
+  readonly forward: (...args: never[]) => unknown;
+  apply(fn: (block: SummaryBlock) => void): unknown;
+  registerForwardHook(hook: (block: SummaryBlock, inputs: readonly unknown[], output: unknown) => void): {
+    detach(): void;
+  };
+}
 
 interface Row {
   readonly name: string;
@@ -32,9 +42,9 @@ const size = (p: Parameter) => (p.shape ?? []).reduce((a, b) => a * b, 1);
 
 /** Builds the summary text of `block` on `inputs` (also running the forward). */
 export function summaryText(
-  block: Block,
+  block: SummaryBlock,
   inputs: readonly unknown[],
-  isContainer: (b: Block) => boolean,
+  isContainer: (b: SummaryBlock) => boolean,
 ): string {
   const rows: Row[] = [
     {

@@ -13,8 +13,19 @@ import { MXNetError } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import { CachedOp, Symbol as MxSymbol, SymbolApi } from '@mx/symbol';
 import type { Block } from './block.js';
-import type { HybridizeOptions } from './hybrid-block.js';
 import type { Parameter } from './parameter.js';
+
+/** Options of `HybridBlock.hybridize` (the CachedOp's flags). */
+export interface HybridizeOptions {
+  /** Allocate the graph's memory once and reuse it across calls (MXNet `static_alloc`). */
+  readonly staticAlloc?: boolean;
+  /** Also fix input shapes (MXNet `static_shape`; needs staticAlloc). */
+  readonly staticShape?: boolean;
+  /** Graphs with at most this many nodes are run inline by autograd (MXNet `inline_limit`). */
+  readonly inlineLimit?: number;
+  readonly forwardBulkSize?: number;
+  readonly backwardBulkSize?: number;
+}
 
 /** A traced forward: its CachedOp and how to feed it. */
 export interface Trace {
