@@ -243,7 +243,10 @@ export class Autograd {
   /** @internal Record a custom Function call. */
   recordCustom(
     name: string,
-    backward: (ograds: readonly NDArray[]) => readonly (NDArray | null | undefined)[],
+    backward: (
+      ograds: readonly NDArray[],
+      dests?: readonly (NDArray | undefined)[],
+    ) => readonly (NDArray | null | undefined)[],
     inputs: readonly NDArray[],
     outputs: readonly NDArray[],
   ): void {

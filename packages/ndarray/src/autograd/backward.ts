@@ -192,6 +192,14 @@ export function runBackward(
       });
       const targetSet = new Set(targets.map((t) => t.node));
       const totals = new Map<AGNode, (NDArray | undefined)[]>();
+      // Gradient buffers handed to custom backwards as destinations (never disposed here).
+      const dests = new Set<NDArray>();
+      let edges: Map<AGNode, number> | undefined;
+      const destsFor = (node: AGNode): (NDArray | undefined)[] | undefined => {
+        if (!writeVariables) return undefined;
+        edges ??= consumingEdges(order, headEntries);
+        return destinations(node, edges, targetSet, dests);
+      };
 
       try {
         for (let k = order.length - 1; k >= 0; k--) {
@@ -206,7 +214,7 @@ export function runBackward(
             const g = ograds[0];
             if (writeVariables && g !== undefined) deliver(rt, node, g);
             if (targetSet.has(node)) totals.set(node, ograds);
-            else g?.dispose();
+            else if (g !== node.variable.grad) g?.dispose(); // written in place: it is the buffer
             continue;
           }
           if (targetSet.has(node))
@@ -216,7 +224,10 @@ export function runBackward(
             );
           let inGrads: (NDArray | undefined)[];
           try {
-            inGrads = node.custom !== undefined ? customGrads(rt, node, ograds) : opGrads(rt, node, ograds);
+            inGrads =
+              node.custom !== undefined
+                ? customGrads(rt, node, ograds, destsFor(node))
+                : opGrads(rt, node, ograds);
           } finally {
             for (const g of ograds) g?.dispose();
           }
@@ -241,21 +252,62 @@ export function runBackward(
       } catch (e) {
         // A failing gradient (a custom backward that throws, a shape mismatch) leaves no
         // gradient arrays behind: what was flowing and what was collected is released.
-        for (const slots of flowing.values()) for (const s of slots) for (const g of s) g.dispose();
+        for (const slots of flowing.values())
+          for (const s of slots) for (const g of s) if (!dests.has(g)) g.dispose();
         for (const gs of totals.values()) for (const g of gs) g?.dispose();
         // The pass is over either way: without retainGraph the saved values go, as after success.
         if (options.retainGraph !== true) for (const n of order) release(n);
         throw e;
       }
-      for (const slots of flowing.values()) for (const s of slots) for (const g of s) g.dispose();
+      for (const slots of flowing.values())
+        for (const s of slots) for (const g of s) if (!dests.has(g)) g.dispose();
       return targets.map((t) => totals.get(t.node)?.[t.index]);
     },
   );
 }
 
+/**
+ * Where a custom node's backward may write its inputs' gradients directly: the `.grad` of each input
+ * that is a variable with gradReq 'write', not a target of `autograd.grad`, whose only gradient in
+ * this pass comes from `node` (one consuming edge among the recorded nodes and heads). Chosen
+ * buffers are added to `chosen`.
+ */
+function destinations(
+  node: AGNode,
+  edges: ReadonlyMap<AGNode, number>,
+  targets: ReadonlySet<AGNode>,
+  chosen: Set<NDArray>,
+): (NDArray | undefined)[] | undefined {
+  let out: (NDArray | undefined)[] | undefined;
+  node.inputs.forEach((e, i) => {
+    const v = e?.node.variable;
+    if (e == null || v === undefined || v.gradReq !== 'write' || targets.has(e.node)) return;
+    const g = v.grad;
+    if (g === undefined || g.isDisposed || chosen.has(g) || edges.get(e.node) !== 1) return;
+    out ??= new Array<NDArray | undefined>(node.inputs.length).fill(undefined);
+    out[i] = g;
+    chosen.add(g);
+  });
+  return out;
+}
+
+/** How many edges (recorded nodes' inputs and heads) read each node's outputs in this pass. */
+function consumingEdges(order: readonly AGNode[], heads: readonly AGEntry[]): Map<AGNode, number> {
+  const count = new Map<AGNode, number>();
+  const add = (n: AGNode) => count.set(n, (count.get(n) ?? 0) + 1);
+  for (const h of heads) add(h.node);
+  for (const n of order) for (const e of n.inputs) if (e != null) add(e.node);
+  return count;
+}
+
 /** Write or add a variable's total gradient into its `.grad` buffer. */
 function deliver(rt: Runtime, node: AGNode, g: NDArray): void {
   const v = node.variable as NonNullable<AGNode['variable']>;
+  if (g === v.grad) {
+    // A custom backward wrote it in place (see `destinations`).
+    v.fresh = true;
+    return;
+  }
   if (v.gradReq === 'null' || v.grad === undefined || v.grad.isDisposed) {
     g.dispose();
     return;
@@ -270,6 +322,7 @@ function customGrads(
   rt: Runtime,
   node: AGNode,
   ograds: readonly (NDArray | undefined)[],
+  dests: readonly (NDArray | undefined)[] | undefined,
 ): (NDArray | undefined)[] {
   const custom = node.custom as NonNullable<AGNode['custom']>;
   const created: NDArray[] = [];
@@ -281,7 +334,7 @@ function customGrads(
   });
   let res: readonly (NDArray | null | undefined)[];
   try {
-    res = custom.backward(full);
+    res = dests === undefined ? custom.backward(full) : custom.backward(full, dests);
   } finally {
     for (const z of created) z.dispose();
   }

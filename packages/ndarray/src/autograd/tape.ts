@@ -17,7 +17,15 @@ export type GradReq = 'write' | 'add' | 'null';
 /** A user-defined differentiable function's backward (autograd.Function). */
 export interface CustomBackward {
   readonly name: string;
-  backward(ograds: readonly NDArray[]): readonly (NDArray | null | undefined)[];
+  /**
+   * Gradients of the inputs from those of the outputs. `dests[i]`, when given, is the `.grad`
+   * buffer of input i (a variable with gradReq 'write' that nothing else sends a gradient to): the
+   * backward may write input i's gradient there and return that array, which saves a copy.
+   */
+  backward(
+    ograds: readonly NDArray[],
+    dests?: readonly (NDArray | undefined)[],
+  ): readonly (NDArray | null | undefined)[];
 }
 
 export interface AGNode {

@@ -237,7 +237,12 @@ export class CachedOp {
     });
     state.pins = pins;
     const call = { done: false };
-    ag.recordCustom(this.name, (ograds) => this.#backward(state, call, ograds, isTrain), inputs, outputs);
+    ag.recordCustom(
+      this.name,
+      (ograds, dests) => this.#backward(state, call, ograds, isTrain, dests),
+      inputs,
+      outputs,
+    );
     const node = outputs[0]?.agEntry?.node;
     if (node !== undefined) this.#finalizer.register(node, { state, call }, call);
     return outputs;
@@ -260,6 +265,7 @@ export class CachedOp {
     call: { done: boolean },
     ograds: readonly NDArray[],
     isTrain: boolean,
+    dests: readonly (NDArray | undefined)[] | undefined,
   ): (NDArray | null)[] {
     const rt = this.runtime;
     if (call.done || state.disposed) {
@@ -286,6 +292,7 @@ export class CachedOp {
     const arrays = new Map<number, NDArray>();
     const temps: NDArray[] = [];
     const grads: (NDArray | null)[] = [];
+    const owned: NDArray[] = [];
     try {
       ograds.forEach((og, k) => {
         const eid = sig.headGradEntries[k];
@@ -307,7 +314,17 @@ export class CachedOp {
           return;
         }
         const eid = sig.gradEntries[i] as number;
-        const a = rt.empty(...entryType(sig, eid), sig.ctx, 'CachedOp');
+        const [shape, dtype] = entryType(sig, eid);
+        // Autograd offers the input's own .grad when nothing else adds to it: write it in place.
+        const d = dests?.[i];
+        const fits =
+          d !== undefined &&
+          d.dtype === dtype &&
+          d.ctx === sig.ctx &&
+          d.shape.length === shape.length &&
+          d.shape.every((x, j) => x === shape[j]);
+        const a = fits ? d : rt.empty(shape, dtype, sig.ctx, 'CachedOp');
+        if (!fits) owned.push(a);
         grads.push(a);
         arrays.set(eid, a);
       });
@@ -318,7 +335,7 @@ export class CachedOp {
       });
       return grads;
     } catch (e) {
-      for (const a of grads) a?.dispose();
+      for (const a of owned) a.dispose();
       throw e;
     } finally {
       for (const a of temps) a.dispose();
