@@ -8,10 +8,10 @@
  * the time spent awaiting the loader's `next()` against the whole loop. Workers are kept alive
  * between epochs (keepAlive) and disposed at the end so the process exits.
  */
-import { summarize } from '@mx/bench-kit';
+import { fmt, summarize, want } from '@mx/bench-kit';
 import { data, Trainer } from '@mx/gluon';
 import { NDArray, type Runtime } from '@mx/ndarray';
-import { fmt, type Report, want } from './common.js';
+import type { TfjsWasmReport as Report } from '@mx/peers';
 import { gluonLoss, initializedNet } from './nets.js';
 
 const BATCH = 128;

@@ -10,11 +10,11 @@
  * Nothing here needs a GPU or asserts a target. The JSON report goes to bench-results/gluon.json.
  */
 import { Env } from '@mx/base';
-import { writeReport } from '@mx/bench-kit';
+import { selected, writeReport } from '@mx/bench-kit';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime } from '@mx/ndarray';
+import { TfjsWasmReport as Report } from '@mx/peers';
 import { SymbolApi } from '@mx/symbol';
-import { Report, selected } from './common.js';
 import { dataloaderBench } from './dataloader.js';
 import { trainBench } from './train-step.js';
 

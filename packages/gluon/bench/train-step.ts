@@ -8,11 +8,12 @@
  * starts from the same weights and data; their first-step losses are compared and reported.
  */
 import type { Samples } from '@mx/bench-kit';
+import { firstLine, fmt, timeInterleaved, want } from '@mx/bench-kit';
 import { type nn, Trainer } from '@mx/gluon';
 import type { NDArray, Runtime } from '@mx/ndarray';
+import type { TfjsWasmReport as Report } from '@mx/peers';
 import * as peers from '@mx/peers';
 import type { SymbolApi } from '@mx/symbol';
-import { firstLine, fmt, type Report, timeInterleaved, want } from './common.js';
 import {
   type Batch,
   drawBatch,

@@ -9,10 +9,11 @@
  * Our variants are timed in turns (common.ts) and checked against the eager result first.
  */
 import type { Samples } from '@mx/bench-kit';
+import { fmt, timeInterleaved, type Variant, want } from '@mx/bench-kit';
 import type { NDArray, Runtime } from '@mx/ndarray';
+import type { TfjsWasmReport as Report } from '@mx/peers';
 import * as peers from '@mx/peers';
 import type { Executor, Symbol as MxSymbol, SymbolApi } from '@mx/symbol';
-import { fmt, type Report, timeInterleaved, type Variant, want } from './common.js';
 import { bindInferenceTo, graphStats, statsText } from './graph-api.js';
 import { profileRuns, profiling, withEnv } from './profile.js';
 

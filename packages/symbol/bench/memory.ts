@@ -7,9 +7,10 @@
  * that, planBind's figure is checked against a real executor's plannedBytes on train.ts's MLP.
  */
 import { Env } from '@mx/base';
+import { fmt, want } from '@mx/bench-kit';
 import type { Runtime } from '@mx/ndarray';
+import type { TfjsWasmReport as Report } from '@mx/peers';
 import { planBind, type SymbolApi } from '@mx/symbol';
-import { fmt, type Report, want } from './common.js';
 import { NETS, netSymbol } from './nets.js';
 import { resnetSymbol } from './resnet.js';
 

@@ -8,9 +8,10 @@
  * turns; bind time is reported too.
  */
 import type { Samples } from '@mx/bench-kit';
+import { fmt, timeInterleaved, type Variant, want } from '@mx/bench-kit';
 import type { NDArray, Runtime } from '@mx/ndarray';
+import type { TfjsWasmReport as Report } from '@mx/peers';
 import type { Executor, Symbol as MxSymbol, SymbolApi } from '@mx/symbol';
-import { fmt, type Report, timeInterleaved, type Variant, want } from './common.js';
 import { bindInferenceTo, graphStats, statsText } from './graph-api.js';
 
 const K = 10_000;

@@ -9,11 +9,11 @@
  * the peers. Nothing here needs a GPU. The JSON report goes to bench-results/symbol.json.
  */
 import { Env } from '@mx/base';
-import { writeReport } from '@mx/bench-kit';
+import { selected, writeReport } from '@mx/bench-kit';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime } from '@mx/ndarray';
+import { TfjsWasmReport as Report } from '@mx/peers';
 import { SymbolApi } from '@mx/symbol';
-import { Report, selected } from './common.js';
 import { elementwiseBench } from './elementwise.js';
 import { memoryBench } from './memory.js';
 import { overheadBench } from './overhead.js';

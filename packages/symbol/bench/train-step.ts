@@ -7,10 +7,11 @@
  * drawn values, and the first-step losses are checked against the eager one before timing.
  */
 import type { Samples } from '@mx/bench-kit';
+import { fmt, timeInterleaved, type Variant, want } from '@mx/bench-kit';
 import type { NDArray, Nd, Runtime } from '@mx/ndarray';
+import type { TfjsWasmReport as Report } from '@mx/peers';
 import * as peers from '@mx/peers';
 import type { Executor, Symbol as MxSymbol, SymbolApi } from '@mx/symbol';
-import { fmt, type Report, timeInterleaved, type Variant, want } from './common.js';
 import { cachedOpStep, graphStats } from './graph-api.js';
 import {
   drawInit,

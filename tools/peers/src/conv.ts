@@ -4,7 +4,7 @@
  * `dataSync`, so @mx's conv benchmark reports a ratio measured in the same process.
  */
 import type { Tensor4D } from '@tensorflow/tfjs-core';
-import type { Tfjs, Workload } from './index.js';
+import type { Tfjs, Workload } from './tfjs.js';
 
 export interface Conv2dShape {
   readonly batch: number;

@@ -5,30 +5,9 @@
  * a ratio measured in the same process, on the same machine state. Each workload returns a function
  * that performs one timed repetition (including the readback the peer script includes).
  */
-import type * as TF from '@tensorflow/tfjs-core';
+import type { Tfjs, Workload } from './tfjs.js';
 
-export type TfjsBackendName = 'wasm' | 'cpu';
-export type Tfjs = typeof TF;
-
-/** Load tfjs-core with the requested backend active. */
-export async function loadTfjs(backend: TfjsBackendName): Promise<Tfjs> {
-  const tf = (await import('@tensorflow/tfjs-core')) as Tfjs;
-  // The training workloads need the gradient functions, which the @tensorflow/tfjs bundle registers
-  // into the same tfjs-core (its layers, converter and data parts are unused).
-  await import('@tensorflow/tfjs');
-  await import('@tensorflow/tfjs-backend-cpu');
-  await import('@tensorflow/tfjs-backend-wasm');
-  const ok = await tf.setBackend(backend);
-  if (!ok) throw new Error(`tfjs backend ${backend} failed to initialise`);
-  await tf.ready();
-  return tf;
-}
-
-/** One repetition of a workload, plus cleanup. */
-export interface Workload {
-  readonly run: () => void;
-  readonly dispose: () => void;
-}
+export { loadTfjs, type Tfjs, type TfjsBackendName, type Workload } from './tfjs.js';
 
 const rnd = (tf: Tfjs, shape: number[]) => tf.randomUniform(shape, -1, 1, 'float32', 42);
 
@@ -110,4 +89,5 @@ export function dispatchChain(tf: Tfjs, n: number, k: number): Workload {
   };
 }
 export { type Conv2dShape, conv2d } from './conv.js';
+export { TfjsWasmReport } from './report.js';
 export { lenetTrainStep, mlpTrainStep } from './train.js';

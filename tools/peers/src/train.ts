@@ -5,7 +5,7 @@
  * tfjs-wasm cannot run the LeNet step (no Conv2DBackpropFilter kernel): the workload throws then.
  */
 import type * as TF from '@tensorflow/tfjs-core';
-import type { Tfjs, Workload } from './index.js';
+import type { Tfjs, Workload } from './tfjs.js';
 
 type T4 = TF.Tensor4D;
 

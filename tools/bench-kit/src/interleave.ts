@@ -1,26 +1,22 @@
 /**
- * Shared plumbing of the graph-layer benchmarks: workload selection (`MX_BENCH_ONLY`,
- * `MX_BENCH_PEERS=0`, as in packages/ndarray/bench), one timing discipline for our variants (timed in
- * turns, medians), the tfjs-wasm peer loaded once per run and skipped with a printed reason when it
- * cannot load, and one line of text per figure next to the JSON report. Every ratio is computed
- * from medians of the same process.
+ * What the graph-level benchmarks share (@mx/symbol's and @mx/gluon's): workload selection from
+ * `MX_BENCH_ONLY` / `MX_BENCH_PEERS`, variants timed in turns so a slow phase of this shared machine
+ * hits every variant alike and their ratios hold, and a report that prints one line per figure and
+ * times a peer (tfjs) loaded once, skipped with a printed reason when it cannot load or run. The
+ * peer is given as a loader, so this kit depends on no peer library.
  */
-import {
-  type BenchResult,
-  type MeasureOptions,
-  measure,
-  result,
-  type Samples,
-  summarize,
-} from '@mx/bench-kit';
-import * as peers from '@mx/peers';
+import { type BenchResult, type MeasureOptions, measure, result, type Samples, summarize } from './core.js';
 
 /** Workloads named in `MX_BENCH_ONLY` (comma-separated); all when unset. */
-export const selected = (process.env.MX_BENCH_ONLY ?? '').split(',').filter(Boolean);
+export const selected: readonly string[] = (process.env.MX_BENCH_ONLY ?? '').split(',').filter(Boolean);
 export const want = (key: string): boolean => selected.length === 0 || selected.includes(key);
+/** False when `MX_BENCH_PEERS=0`. */
 export const withPeers = process.env.MX_BENCH_PEERS !== '0';
 
-/** A workload variant: one timed repetition and its cleanup. */
+export const fmt = (x: number, digits = 2): string => x.toFixed(digits);
+export const firstLine = (e: unknown): string => String(e).split('\n')[0] as string;
+
+/** A workload variant: one timed repetition (awaited) and its cleanup. */
 export interface Variant {
   readonly run: () => unknown;
   readonly dispose: () => void;
@@ -38,9 +34,8 @@ export interface InterleaveOptions {
 }
 
 /**
- * Time several variants in turns (A for ~blockMs, then B, ..., repeated until the budget is spent):
- * on a shared, noisy machine a slow phase then hits every variant alike, so their ratio holds even
- * when the absolute figures drift. Every run is one sample; medians per variant.
+ * Time several variants in turns (A for ~blockMs, then B, ..., repeated until the budget is
+ * spent). Every run is one sample; medians per variant.
  */
 export async function timeInterleaved(
   variants: readonly Variant[],
@@ -65,44 +60,57 @@ export async function timeInterleaved(
   return times.map((t) => summarize(t));
 }
 
-export const fmt = (x: number, digits = 2): string => x.toFixed(digits);
+/** A peer's workload: one synchronous run and its cleanup. */
+export interface PeerWorkload {
+  readonly run: () => unknown;
+  readonly dispose: () => void;
+}
 
-/**
- * One benchmark run: collects results (printing one line per figure) and times the tfjs-wasm peer,
- * loaded once per run and skipped with a printed reason when it cannot load.
- */
-export class Report {
+/** Collects one run's results (one printed line per figure) and times a peer, loaded once. */
+export class Report<P = unknown> {
   readonly results: BenchResult[] = [];
-  #tfjs: Promise<peers.Tfjs | string> | undefined;
+  readonly #loadPeer: (() => Promise<P>) | undefined;
+  readonly #peerName: string;
+  #peer: Promise<P | string> | undefined;
 
-  /** tfjs with the wasm backend, or the reason it is unavailable (printed once). */
-  tfjsWasm(): Promise<peers.Tfjs | string> {
+  /** `loadPeer` makes the peer (e.g. tfjs with its wasm backend); none: peers are skipped. */
+  constructor(loadPeer?: () => Promise<P>, peerName = 'tfjs-wasm') {
+    this.#loadPeer = loadPeer;
+    this.#peerName = peerName;
+  }
+
+  /** The peer, or the reason it is unavailable (printed once). */
+  peer(): Promise<P | string> {
     if (!withPeers) return Promise.resolve('MX_BENCH_PEERS=0');
-    this.#tfjs ??= peers.loadTfjs('wasm').catch((e: unknown) => {
-      const reason = `tfjs-wasm unavailable: ${String(e).split('\n')[0]}`;
+    const load = this.#loadPeer;
+    if (load === undefined) return Promise.resolve('no peer');
+    this.#peer ??= load().catch((e: unknown) => {
+      const reason = `${this.#peerName} unavailable: ${firstLine(e)}`;
       console.log(`peers skipped (${reason})`);
       return reason;
     });
-    return this.#tfjs;
+    return this.#peer;
   }
 
   /** Time a peer workload (made lazily, so a peer that cannot run it is reported, not fatal). */
   async timePeer(
-    make: (tf: peers.Tfjs) => peers.Workload,
+    make: (peer: P) => PeerWorkload,
     opts: MeasureOptions = {},
   ): Promise<{ medianMs: number } | { skipped: string }> {
-    const tf = await this.tfjsWasm();
-    if (typeof tf === 'string') return { skipped: tf };
-    let w: peers.Workload;
+    const p = await this.peer();
+    if (typeof p === 'string') return { skipped: p };
+    let w: PeerWorkload;
     try {
-      w = make(tf);
+      w = make(p);
       w.run();
     } catch (e) {
-      return { skipped: String(e).split('\n')[0] as string };
+      return { skipped: firstLine(e) };
     }
     try {
       const s = await measure(w.run, { budgetMs: 3000, minSamples: 3, warmup: 1, ...opts });
       return { medianMs: s.medianMs };
+    } catch (e) {
+      return { skipped: firstLine(e) };
     } finally {
       w.dispose();
     }
