@@ -26,3 +26,12 @@ export {
 export { MT19937 } from './random/mt19937.js';
 export { numpyShuffle, stdShuffle } from './random/shuffle.js';
 export type { NdLike } from './runtime-of.js';
+export {
+  CSVIter,
+  type CSVIterParams,
+  type CsvSource,
+  type CsvValueKind,
+  PrefetchingIter,
+  type RenameMap,
+  ResizeIter,
+} from './iters/index.js';
