@@ -7,6 +7,15 @@
  */
 export { DataBatch, type DataBatchOptions, DataDesc, DataIter } from './data-iter.js';
 export {
+  CSVIter,
+  type CSVIterParams,
+  type CsvSource,
+  type CsvValueKind,
+  PrefetchingIter,
+  type RenameMap,
+  ResizeIter,
+} from './iters/index.js';
+export {
   type EmbeddedMnist,
   type EmbeddedMnistParams,
   embeddedMnist,
@@ -25,13 +34,20 @@ export {
 } from './ndarray-iter.js';
 export { MT19937 } from './random/mt19937.js';
 export { numpyShuffle, stdShuffle } from './random/shuffle.js';
-export type { NdLike } from './runtime-of.js';
+export * as recordio from './recordio/index.js';
 export {
-  CSVIter,
-  type CSVIterParams,
-  type CsvSource,
-  type CsvValueKind,
-  PrefetchingIter,
-  type RenameMap,
-  ResizeIter,
-} from './iters/index.js';
+  InMemoryFile,
+  MXIndexedRecordIO,
+  type MXIndexedRecordIOOptions,
+  MXRecordIO,
+  type MXRecordIOOptions,
+  type RecordIOBlobInput,
+  RecordIOBlobReader,
+  type RecordIOBlobReaderOptions,
+  type RecordIOFlag,
+  type RecordIOIndexUri,
+  type RecordIOKey,
+  type RecordIOKeyType,
+  type RecordIOUri,
+} from './recordio/index.js';
+export type { NdLike } from './runtime-of.js';
