@@ -16,6 +16,7 @@ export {
   type TransformOptions,
 } from './dataset.js';
 export { ModuleDataset } from './module-dataset.js';
+export { idxPathOf, RecordFileDataset, type RecordFileSource } from './record-dataset.js';
 export {
   BatchSampler,
   FilterSampler,

@@ -1,0 +1,112 @@
+/**
+ * RecordFileDataset (MXNet python/mxnet/gluon/data/dataset.py): the records of a RecordIO `.rec`
+ * file, addressed through its `.idx` index, read with @mx/io's MXIndexedRecordIO. Sample `i` is
+ * the raw bytes of the record of the index's `i`-th key (index order, which need not be file
+ * order), exactly MXNet's `read_idx(keys[i])`; decoding (`recordio.unpack`, image decoding) is left
+ * to transforms or subclasses, as in MXNet.
+ *
+ * The file stays open (one reader, reads seek by key) until `close()`. Beyond MXNet, the `.rec`
+ * and `.idx` can be given as bytes or InMemoryFiles (browsers, tests) instead of a path.
+ *
+ * Workers: a DataLoader worker thread cannot rebuild this dataset yet (the worker program has no
+ * RecordIO reader and cannot import this package's TypeScript), so `workerSpec()` throws and says
+ * what to use instead.
+ */
+import { MXNetError } from '@mx/base';
+import { MXIndexedRecordIO, type RecordIOIndexUri, type RecordIOKey, type RecordIOUri } from '@mx/io';
+import { checkIndex, Dataset } from './dataset.js';
+import type { WorkerDatasetSpec } from './worker-spec.js';
+
+/** A `.rec` and its `.idx` given explicitly (bytes, InMemoryFiles, or paths). */
+export interface RecordFileSource {
+  /** The record file. */
+  readonly rec: RecordIOUri;
+  /** Its index (`key\toffset` lines). */
+  readonly idx: RecordIOIndexUri;
+}
+
+/**
+ * MXNet's `os.path.splitext(filename)[0] + '.idx'`: the last extension of the file name is
+ * replaced (a name's leading dots do not start an extension; folders are not looked at).
+ */
+export function idxPathOf(filename: string): string {
+  const start = Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1;
+  let first = start;
+  while (filename[first] === '.') first++;
+  const dot = filename.lastIndexOf('.');
+  return `${dot > first ? filename.slice(0, dot) : filename}.idx`;
+}
+
+/** The raw records of a `.rec` file, in the order of the keys of its `.idx`. */
+export class RecordFileDataset extends Dataset<Uint8Array> {
+  /** The record file (its path, or a name for bytes given in memory). */
+  readonly filename: string;
+  /** The index file (its path, or a name for bytes given in memory). */
+  readonly idxFile: string;
+  readonly #record: MXIndexedRecordIO;
+  readonly #keys: readonly RecordIOKey[];
+
+  /**
+   * `filename`: path of the `.rec` (Node); its index is the same path with the extension
+   * replaced by `.idx`, as in MXNet. Or `{ rec, idx }` to give both explicitly. Opening reads
+   * the whole index and fails with an MXNetError naming a missing or malformed file.
+   */
+  constructor(filename: string | RecordFileSource) {
+    super();
+    const op = 'RecordFileDataset';
+    let rec: RecordIOUri;
+    let idx: RecordIOIndexUri;
+    if (typeof filename === 'string') {
+      rec = filename;
+      idx = idxPathOf(filename);
+    } else if (filename !== null && typeof filename === 'object' && 'rec' in filename && 'idx' in filename) {
+      rec = filename.rec;
+      idx = filename.idx;
+    } else {
+      throw new MXNetError('filename must be the path of a .rec file, or { rec, idx }', {
+        op,
+        hint: "pass 'data/train.rec' (its index is data/train.idx), or { rec: bytes, idx: bytes }",
+      });
+    }
+    this.#record = new MXIndexedRecordIO(idx, rec, 'r');
+    this.filename = this.#record.name;
+    this.idxFile = this.#record.idxName;
+    this.#keys = this.#record.keys.slice();
+  }
+
+  /** Number of records: the number of keys in the index. */
+  get length(): number {
+    return this.#keys.length;
+  }
+
+  /** The keys of the index, in index order (sample `i` is the record of `keys[i]`). */
+  get keys(): readonly RecordIOKey[] {
+    return this.#keys;
+  }
+
+  /** The bytes of the record of the `index`-th key (a fresh copy, owned by the caller). */
+  get(index: number): Uint8Array {
+    checkIndex(index, this.length, 'RecordFileDataset.get');
+    // MXIndexedRecordIO fails by name on a key whose offset is no record start (or past the end).
+    return this.#record.readIdx(this.#keys[index] as RecordIOKey);
+  }
+
+  /** Closes the record file (reads fail afterwards). */
+  close(): void {
+    this.#record.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  override workerSpec(): WorkerDatasetSpec {
+    throw new MXNetError(
+      `a RecordFileDataset (${this.filename}) cannot be sent to DataLoader worker threads yet`,
+      {
+        op: 'DataLoader',
+        hint: 'use numWorkers: 0, or build the dataset in the workers with ModuleDataset.load(module, name, { filename }) whose factory returns new RecordFileDataset(filename) from the built @mx/gluon',
+      },
+    );
+  }
+}
