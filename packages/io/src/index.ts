@@ -6,6 +6,7 @@
  * `mnistTrainIter`, `mnistValIter`).
  */
 export { DataBatch, type DataBatchOptions, DataDesc, DataIter } from './data-iter.js';
+export * as image from './image/index.js';
 export {
   CSVIter,
   type CSVIterParams,

@@ -1,0 +1,269 @@
+/**
+ * Image decoding to host images (MXNet's `imdecode`: OpenCV's `cv::imdecode` + BGR->RGB).
+ *
+ * - Node: sharp (libvips), imported lazily with a computed specifier so that bundles for browsers
+ *   neither include nor resolve it. ICC profiles are ignored, as OpenCV ignores them. EXIF
+ *   orientation is not applied: the pixels come as stored (newer OpenCV versions rotate by it).
+ * - Browsers: `createImageBitmap` (no premultiplication, no color-space conversion) drawn on an
+ *   `OffscreenCanvas`, read back with `getImageData` (RGBA). Semi-transparent pixels lose
+ *   precision there (canvases store premultiplied alpha), and 16-bit PNGs are reduced by the
+ *   browser.
+ *
+ * Both give interleaved 8-bit pixels with 1-4 channels, converted here like OpenCV: flag=1 gives
+ * 3 channels (alpha dropped, not composited; gray replicated), flag=0 one gray channel from
+ * OpenCV's fixed-point RGB->gray, `(4899 R + 9617 G + 1868 B + 8192) >> 14`. (For JPEG, OpenCV asks
+ * libjpeg for the luma plane instead; the two differ by a unit or two.) Only JPEG and PNG are
+ * accepted, recognised by their signatures.
+ */
+import { MXNetError } from '@mx/base';
+import type { HostImage } from './host-image.js';
+
+/** Options of `imdecode` / `imread`. */
+export interface DecodeOptions {
+  /** 1 (default): 3-channel color; 0: 1-channel gray. */
+  readonly flag?: 0 | 1;
+  /** RGB order (default true, MXNet's); false gives OpenCV's BGR. */
+  readonly toRgb?: boolean;
+  /** Decoder: 'auto' (default: sharp in Node, the canvas elsewhere), 'sharp' or 'canvas'. */
+  readonly backend?: 'auto' | 'sharp' | 'canvas';
+}
+
+/** Interleaved 8-bit pixels as a decoder gives them. */
+export interface RawPixels {
+  readonly data: Uint8Array | Uint8ClampedArray;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: number;
+}
+
+type ImageFormat = 'jpeg' | 'png';
+
+/** JPEG (FF D8 FF) or PNG (its 8-byte signature), else undefined. */
+export function sniffFormat(bytes: Uint8Array): ImageFormat | undefined {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (bytes.length >= 8 && png.every((b, i) => bytes[i] === b)) return 'png';
+  return undefined;
+}
+
+function hexHead(bytes: Uint8Array): string {
+  return Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
+/** Interleaved 1-4 channel pixels to MXNet's layout: 3 channels (RGB or BGR) or 1 gray channel. */
+export function convertPixels(
+  raw: RawPixels,
+  flag: 0 | 1,
+  toRgb: boolean,
+  op = 'imdecode',
+): HostImage<Uint8Array> {
+  const { data, width: w, height: h, channels: c } = raw;
+  if (!(c >= 1 && c <= 4) || data.length < w * h * c) {
+    throw new MXNetError(`the decoder gave ${data.length} bytes for a ${w}x${h} image with ${c} channels`, {
+      op,
+    });
+  }
+  const n = w * h;
+  if (flag === 0) {
+    const out = new Uint8Array(n);
+    for (let p = 0; p < n; p++) {
+      const s = p * c;
+      out[p] =
+        c < 3
+          ? (data[s] as number)
+          : (4899 * (data[s] as number) +
+              9617 * (data[s + 1] as number) +
+              1868 * (data[s + 2] as number) +
+              8192) >>
+            14;
+    }
+    return { data: out, shape: [h, w, 1] };
+  }
+  if (c === 3 && toRgb && data instanceof Uint8Array) {
+    // Already MXNet's layout: a plain Uint8Array over the decoder's own memory when it owns a whole
+    // ArrayBuffer (sharp's output does), else a copy (Node Buffers can be views into a pool).
+    const own =
+      data.byteOffset === 0 && data.buffer.byteLength === n * 3 && data.buffer instanceof ArrayBuffer;
+    return {
+      data: own ? new Uint8Array(data.buffer, 0, n * 3) : new Uint8Array(data.subarray(0, n * 3)),
+      shape: [h, w, 3],
+    };
+  }
+  const out = new Uint8Array(n * 3);
+  const [r, b] = toRgb ? [0, 2] : [2, 0];
+  if (c < 3) {
+    for (let p = 0, s = 0, o = 0; p < n; p++, s += c, o += 3) {
+      const g = data[s] as number;
+      out[o] = g;
+      out[o + 1] = g;
+      out[o + 2] = g;
+    }
+  } else {
+    for (let p = 0, s = 0, o = 0; p < n; p++, s += c, o += 3) {
+      out[o + r] = data[s] as number;
+      out[o + 1] = data[s + 1] as number;
+      out[o + b] = data[s + 2] as number;
+    }
+  }
+  return { data: out, shape: [h, w, 3] };
+}
+
+interface SharpPipeline {
+  raw(options?: { depth?: 'uchar' }): SharpPipeline;
+  toBuffer(options: { resolveWithObject: true }): Promise<{
+    data: Uint8Array;
+    info: { width: number; height: number; channels: number };
+  }>;
+}
+type SharpFactory = (input: Uint8Array, options?: { ignoreIcc?: boolean }) => SharpPipeline;
+
+async function loadSharp(op: string): Promise<SharpFactory> {
+  const specifier = 'sharp';
+  try {
+    const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as {
+      default?: SharpFactory;
+    };
+    return (mod.default ?? mod) as SharpFactory;
+  } catch (e) {
+    throw new MXNetError('cannot load sharp, the image decoder for Node', {
+      op,
+      cause: e,
+      hint: "install it (npm install sharp), or pass { backend: 'canvas' } where createImageBitmap exists",
+    });
+  }
+}
+
+function sharpRaw(sharp: SharpFactory): (bytes: Uint8Array) => Promise<RawPixels> {
+  return async (bytes) => {
+    const { data, info } = await sharp(bytes, { ignoreIcc: true }).raw({ depth: 'uchar' }).toBuffer({
+      resolveWithObject: true,
+    });
+    return { data, width: info.width, height: info.height, channels: info.channels };
+  };
+}
+
+/** What the canvas path needs from the platform (globalThis in browsers; injectable for tests). */
+export interface CanvasPlatform {
+  createImageBitmap?: (
+    image: Blob,
+    options?: { premultiplyAlpha?: 'none'; colorSpaceConversion?: 'none' },
+  ) => Promise<{ width: number; height: number; close(): void }>;
+  OffscreenCanvas?: new (
+    width: number,
+    height: number,
+  ) => {
+    getContext(kind: '2d'): {
+      drawImage(image: unknown, x: number, y: number): void;
+      getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+    } | null;
+  };
+}
+
+/** Decodes with `createImageBitmap` + `OffscreenCanvas` (RGBA pixels). */
+export async function decodeWithCanvas(
+  bytes: Uint8Array,
+  format: ImageFormat,
+  op = 'imdecode',
+  platform: CanvasPlatform = globalThis as CanvasPlatform,
+): Promise<RawPixels> {
+  const { createImageBitmap, OffscreenCanvas } = platform;
+  if (typeof createImageBitmap !== 'function' || typeof OffscreenCanvas !== 'function') {
+    throw new MXNetError('no image decoder here: createImageBitmap and OffscreenCanvas are missing', {
+      op,
+      hint: "in Node use the sharp backend ({ backend: 'sharp' }, npm install sharp)",
+    });
+  }
+  const blob = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: `image/${format}` });
+  const bitmap = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+  try {
+    const { width, height } = bitmap;
+    const ctx = new OffscreenCanvas(width, height).getContext('2d');
+    if (!ctx) throw new MXNetError('OffscreenCanvas has no 2d context here', { op });
+    ctx.drawImage(bitmap, 0, 0);
+    return { data: ctx.getImageData(0, 0, width, height).data, width, height, channels: 4 };
+  } finally {
+    bitmap.close();
+  }
+}
+
+function isNode(): boolean {
+  const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;
+  return typeof proc?.versions?.node === 'string';
+}
+
+/** Decodes one image with a decoder already loaded (`imageDecoder`). */
+export type ImageDecodeFn = (
+  bytes: Uint8Array,
+  options?: Omit<DecodeOptions, 'backend'>,
+) => Promise<HostImage<Uint8Array>>;
+
+function checkInput(bytes: Uint8Array, flag: unknown, op: string): ImageFormat {
+  if (flag !== 0 && flag !== 1) {
+    throw new MXNetError(`flag must be 1 (color) or 0 (gray), got ${String(flag)}`, { op, params: { flag } });
+  }
+  if (!(bytes instanceof Uint8Array)) {
+    const got = (bytes as object | undefined)?.constructor?.name ?? typeof bytes;
+    throw new MXNetError(`expects the encoded image as a Uint8Array, got ${got}`, {
+      op,
+      hint: 'read the file as bytes (fs.readFileSync, or await blob.arrayBuffer())',
+    });
+  }
+  const format = sniffFormat(bytes);
+  if (!format) {
+    const head = bytes.length ? hexHead(bytes) : 'nothing';
+    throw new MXNetError(
+      `the ${bytes.length} bytes given are not a JPEG or PNG image (they start with ${head})`,
+      {
+        op,
+        hint: 'only JPEG and PNG are decoded; a JPEG starts with ff d8 ff, a PNG with 89 50 4e 47 0d 0a 1a 0a',
+      },
+    );
+  }
+  return format;
+}
+
+/**
+ * Loads the platform's decoder once ('auto': sharp in Node, the canvas elsewhere) and returns a
+ * function that decodes with it — for loops over many images (an iterator's worker), where
+ * `decodeImage` would look the decoder up on every call.
+ */
+export async function imageDecoder(
+  backend: DecodeOptions['backend'] = 'auto',
+  op = 'imdecode',
+): Promise<ImageDecodeFn> {
+  const raw =
+    backend === 'sharp' || (backend === 'auto' && isNode())
+      ? sharpRaw(await loadSharp(op))
+      : (bytes: Uint8Array, format: ImageFormat) => decodeWithCanvas(bytes, format, op);
+  return async (bytes, options = {}) => {
+    const { flag = 1, toRgb = true } = options;
+    const format = checkInput(bytes, flag, op);
+    let pixels: RawPixels;
+    try {
+      pixels = await raw(bytes, format);
+    } catch (e) {
+      if (e instanceof MXNetError) throw e;
+      const why = (e as Error)?.message ?? String(e);
+      throw new MXNetError(`cannot decode the ${bytes.length}-byte ${format.toUpperCase()} image: ${why}`, {
+        op,
+        cause: e,
+        hint: 'the data is truncated or corrupt',
+      });
+    }
+    return convertPixels(pixels, flag, toRgb, op);
+  };
+}
+
+/**
+ * Decodes JPEG or PNG bytes to an HWC uint8 host image (MXNet's `imdecode`). Not-image bytes,
+ * other formats and undecodable data are refused with an MXNetError saying what was given.
+ */
+export async function decodeImage(
+  bytes: Uint8Array,
+  options: DecodeOptions = {},
+  op = 'imdecode',
+): Promise<HostImage<Uint8Array>> {
+  const { backend, ...rest } = options;
+  checkInput(bytes, rest.flag ?? 1, op);
+  return (await imageDecoder(backend, op))(bytes, rest);
+}
