@@ -52,3 +52,5 @@ export {
   type RecordIOUri,
 } from './recordio/index.js';
 export type { NdLike } from './runtime-of.js';
+export * as im2rec from './im2rec/index.js';
+export { im2recMain, packImg, unpackImg } from './im2rec/index.js';
