@@ -164,3 +164,4 @@ export class Compose extends TransformBlock {
     return { kind: 'compose', parts: this.transforms.map((t) => transformSpecOf(t)) };
   }
 }
+export * from './image-transforms.js';
