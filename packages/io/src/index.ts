@@ -6,7 +6,14 @@
  * `mnistTrainIter`, `mnistValIter`).
  */
 export { DataBatch, type DataBatchOptions, DataDesc, DataIter } from './data-iter.js';
+export * as im2rec from './im2rec/index.js';
+export { im2recMain, packImg, unpackImg } from './im2rec/index.js';
 export * as image from './image/index.js';
+export {
+  ImageRecordIter,
+  type ImageRecordIterParams,
+  ImageRecordUInt8Iter,
+} from './image-record-iter/index.js';
 export {
   CSVIter,
   type CSVIterParams,
@@ -52,5 +59,3 @@ export {
   type RecordIOUri,
 } from './recordio/index.js';
 export type { NdLike } from './runtime-of.js';
-export * as im2rec from './im2rec/index.js';
-export { im2recMain, packImg, unpackImg } from './im2rec/index.js';

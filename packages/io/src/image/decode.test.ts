@@ -128,7 +128,8 @@ describe('browser path (createImageBitmap + OffscreenCanvas), with a stand-in pl
   }
   const calls: string[] = [];
   const platform: CanvasPlatform = {
-    createImageBitmap: async (blob, options) => {
+    createImageBitmap: async (image, options) => {
+      const blob = image as Blob;
       calls.push(`bitmap ${blob.type} ${blob.size} ${JSON.stringify(options)}`);
       return { width: c.width, height: c.height, close: () => calls.push('close') };
     },

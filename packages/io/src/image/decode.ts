@@ -145,7 +145,7 @@ function sharpRaw(sharp: SharpFactory): (bytes: Uint8Array) => Promise<RawPixels
 /** What the canvas path needs from the platform (globalThis in browsers; injectable for tests). */
 export interface CanvasPlatform {
   createImageBitmap?: (
-    image: Blob,
+    image: unknown,
     options?: { premultiplyAlpha?: 'none'; colorSpaceConversion?: 'none' },
   ) => Promise<{ width: number; height: number; close(): void }>;
   OffscreenCanvas?: new (
@@ -173,7 +173,9 @@ export async function decodeWithCanvas(
       hint: "in Node use the sharp backend ({ backend: 'sharp' }, npm install sharp)",
     });
   }
-  const blob = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: `image/${format}` });
+  const B = (globalThis as { Blob?: new (parts: unknown[], options: { type: string }) => unknown }).Blob;
+  if (B === undefined) throw new MXNetError('no Blob here: the canvas decoder needs one', { op });
+  const blob = new B([bytes as Uint8Array<ArrayBuffer>], { type: `image/${format}` });
   const bitmap = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
   try {
     const { width, height } = bitmap;

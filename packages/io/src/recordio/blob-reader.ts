@@ -14,17 +14,25 @@ import {
   toKey,
 } from './idx.js';
 import { ReaderCore, type RecordReaderOptions, runAsync } from './reader.js';
-import { type AsyncByteSource, asAsync, blobSource, bytesSource, InMemoryFile } from './source.js';
+import {
+  type AsyncByteSource,
+  asAsync,
+  type BlobLike,
+  blobSource,
+  bytesSource,
+  InMemoryFile,
+  isBlobLike,
+} from './source.js';
 
 /** What a blob reader reads. */
-export type RecordIOBlobInput = Blob | ArrayBuffer | Uint8Array | InMemoryFile;
+export type RecordIOBlobInput = BlobLike | ArrayBuffer | Uint8Array | InMemoryFile;
 
 /** Options of {@link RecordIOBlobReader.open}. */
 export interface RecordIOBlobReaderOptions extends RecordReaderOptions {
   /** The name used in error messages (default: the File's name, or a description). */
   name?: string;
   /** The `.idx` index (its text, bytes or Blob), for `readIdx` / `seek`. */
-  index?: string | Uint8Array | Blob;
+  index?: string | Uint8Array | BlobLike;
   /** How index keys are read (default `'int'`). */
   keyType?: RecordIOKeyType;
 }
@@ -32,7 +40,7 @@ export interface RecordIOBlobReaderOptions extends RecordReaderOptions {
 function inputName(input: RecordIOBlobInput): string {
   if (input instanceof InMemoryFile) return input.name;
   if (typeof File !== 'undefined' && input instanceof File) return input.name;
-  if (input instanceof Blob) return `<Blob of ${input.size} bytes>`;
+  if (isBlobLike(input)) return `<Blob of ${input.size} bytes>`;
   return `<${input.byteLength} bytes in memory>`;
 }
 
@@ -65,19 +73,18 @@ export class RecordIOBlobReader {
     options: RecordIOBlobReaderOptions = {},
   ): Promise<RecordIOBlobReader> {
     const name = options.name ?? inputName(input);
-    const src =
-      input instanceof Blob
-        ? blobSource(input, name)
-        : asAsync(
-            bytesSource(
-              input instanceof InMemoryFile
-                ? input.bytes()
-                : input instanceof ArrayBuffer
-                  ? new Uint8Array(input)
-                  : input,
-              name,
-            ),
-          );
+    const src = isBlobLike(input)
+      ? blobSource(input, name)
+      : asAsync(
+          bytesSource(
+            input instanceof InMemoryFile
+              ? input.bytes()
+              : input instanceof ArrayBuffer
+                ? new Uint8Array(input)
+                : input,
+            name,
+          ),
+        );
     const core = new ReaderCore(name, src.size, options.bufferSize);
     const { numParts = 1, partIndex = 0 } = options;
     if (numParts !== 1 || partIndex !== 0) await runAsync(core.partition(numParts, partIndex), src);
@@ -88,7 +95,7 @@ export class RecordIOBlobReader {
       const text =
         typeof ix === 'string'
           ? ix
-          : new TextDecoder().decode(ix instanceof Blob ? new Uint8Array(await ix.arrayBuffer()) : ix);
+          : new TextDecoder().decode(isBlobLike(ix) ? new Uint8Array(await ix.slice().arrayBuffer()) : ix);
       index = parseRecordIOIndex(text, keyType, `${name} (.idx)`);
     }
     return new RecordIOBlobReader(src, core, index, keyType);

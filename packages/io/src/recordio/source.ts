@@ -145,8 +145,29 @@ export function bytesSource(bytes: Uint8Array, name: string): SyncByteSource {
   };
 }
 
+/**
+ * What RecordIO reads of a `Blob`/`File`: typed by shape, so the published typings need no DOM lib
+ * (a Blob or File is one).
+ */
+export interface BlobLike {
+  readonly size: number;
+  slice(start?: number, end?: number): { arrayBuffer(): Promise<ArrayBuffer> };
+}
+
+/** A Blob-like object (not bytes, not an InMemoryFile). */
+export function isBlobLike(x: unknown): x is BlobLike {
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    !(x instanceof Uint8Array) &&
+    !(x instanceof ArrayBuffer) &&
+    typeof (x as { size?: unknown }).size === 'number' &&
+    typeof (x as { slice?: unknown }).slice === 'function'
+  );
+}
+
 /** A `Blob` (or `File`) as an async source; reads slice the blob, never the whole of it at once. */
-export function blobSource(blob: Blob, name: string): AsyncByteSource {
+export function blobSource(blob: BlobLike, name: string): AsyncByteSource {
   return {
     name,
     size: blob.size,
@@ -214,9 +235,16 @@ export class InMemoryFile {
     return new TextDecoder().decode(this.#buf.subarray(0, this.#size));
   }
 
-  /** The contents as a Blob (e.g. to download). */
-  toBlob(type = 'application/octet-stream'): Blob {
-    return new Blob([this.bytes().buffer as ArrayBuffer], { type });
+  /**
+   * The contents as a Blob (e.g. to download; where the platform has `Blob`). Typed by shape so
+   * the typings need no DOM lib: `new Blob([file.bytes()])` gives the DOM type.
+   */
+  toBlob(type = 'application/octet-stream'): BlobLike {
+    const B = (globalThis as { Blob?: new (parts: unknown[], options: { type: string }) => BlobLike }).Blob;
+    if (B === undefined) {
+      throw new MXNetError('InMemoryFile.toBlob: this platform has no Blob', { hint: 'use .bytes()' });
+    }
+    return new B([this.bytes().buffer as ArrayBuffer], { type });
   }
 
   /** @internal A source over the current contents (copied, so later writes do not show). */

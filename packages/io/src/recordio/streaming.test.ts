@@ -87,7 +87,7 @@ describe('streaming reads', () => {
     for (const [i, p] of recs.slice(0, 20).entries()) w.writeIdx(100 + i, p);
     w.close();
     expect(rec.bytes()).toEqual(refEncode(recs.slice(0, 20)));
-    const file = new File([rec.toBlob()], 'train.rec');
+    const file = new File([rec.toBlob() as Blob], 'train.rec');
     const r = await RecordIOBlobReader.open(file, { index: idx.toBlob(), bufferSize: 1024 });
     expect(r.name).toBe('train.rec');
     expect(r.keys).toEqual(recs.slice(0, 20).map((_, i) => 100 + i));

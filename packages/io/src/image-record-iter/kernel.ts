@@ -1,0 +1,162 @@
+/**
+ * The per-record work of ImageRecordIter: unpack the IRHeader, decode, MXNet's default augmenter
+ * chain, HWC -> CHW with mean/std/scale (float32) or as is (uint8), written into a batch buffer.
+ *
+ * `recordKernel` is self-contained (no imports, nothing referenced outside its body): the worker
+ * threads evaluate its source text (see worker-host.ts) and pass in `lib`, the `image` and
+ * `recordio` namespaces of @mx/io as the worker imported them; the main thread (for
+ * `preprocess_threads: 0`) passes the same namespaces, so both run the same code.
+ */
+import type * as imageNs from '../image/index.js';
+import type * as recordioNs from '../recordio/index.js';
+
+/** What the kernel needs of @mx/io. */
+export interface KernelLib {
+  readonly image: typeof imageNs;
+  readonly recordio: typeof recordioNs;
+}
+
+/** Resolved parameters the kernel uses (plain data: it crosses to the workers). */
+export interface KernelParams {
+  readonly data_shape: readonly [number, number, number];
+  readonly label_width: number;
+  readonly resize: number;
+  readonly rand_crop: boolean;
+  readonly random_resized_crop: boolean;
+  readonly min_random_area: number;
+  readonly max_random_area: number;
+  readonly min_aspect_ratio: number;
+  readonly max_aspect_ratio: number;
+  readonly rand_mirror: boolean;
+  readonly brightness: number;
+  readonly contrast: number;
+  readonly saturation: number;
+  readonly pca_noise: number;
+  readonly inter_method: number;
+  readonly mean: readonly [number, number, number];
+  readonly std: readonly [number, number, number];
+  readonly scale: number;
+  readonly dtype: 'float32' | 'uint8';
+}
+
+/** One record's result: pixels written into `data` at `offset`, labels into `label`. */
+export type RecordFn = (
+  record: Uint8Array,
+  seed: number,
+  data: Float32Array | Uint8Array,
+  offset: number,
+  label: Float32Array,
+  labelOffset: number,
+) => Promise<void>;
+
+/** Builds the record function (self-contained: see the file comment). */
+export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
+  const host = lib.image.host;
+  const eigval = lib.image.IMAGENET_EIGVAL;
+  const eigvec = lib.image.IMAGENET_EIGVEC;
+  const [c, h, w] = p.data_shape;
+  const plane = h * w;
+  let decoder: ((b: Uint8Array, o: { flag: 0 | 1 }) => Promise<imageNs.HostImage<Uint8Array>>) | undefined;
+  const fail = (message: string, hint?: string) => {
+    const e = new Error(message) as Error & { hint?: string };
+    if (hint !== undefined) e.hint = hint;
+    return e;
+  };
+  return async (record, seed, data, offset, label, labelOffset) => {
+    const [header, bytes] = lib.recordio.unpack(record);
+    const lw = p.label_width;
+    if (typeof header.label === 'number') {
+      if (lw !== 1) {
+        throw fail(`the record has 1 label, label_width is ${lw}`, 'set label_width to 1');
+      }
+      label[labelOffset] = header.label;
+    } else {
+      if (header.label.length !== lw) {
+        throw fail(
+          `the record has ${header.label.length} labels, label_width is ${lw}`,
+          `set label_width to ${header.label.length}`,
+        );
+      }
+      label.set(header.label, labelOffset);
+    }
+    decoder ??= await host.imageDecoder('auto', 'ImageRecordIter');
+    let img: imageNs.HostImage = await decoder(bytes, { flag: c === 1 ? 0 : 1 });
+    const rng = new lib.image.ImageRandom(seed);
+    const interp = p.inter_method;
+    if (p.resize > 0) {
+      const [rows, cols] = img.shape;
+      const nh = rows > cols ? Math.floor((p.resize * rows) / cols) : p.resize;
+      const nw = rows > cols ? p.resize : Math.floor((p.resize * cols) / rows);
+      img = host.imresize(img, nw, nh, interp);
+    }
+    if (p.random_resized_crop) {
+      img = host.randomSizeCrop(
+        img,
+        [w, h],
+        [p.min_random_area, p.max_random_area],
+        [p.min_aspect_ratio, p.max_aspect_ratio],
+        { interp, rng },
+      )[0];
+    } else {
+      const [rows, cols] = img.shape;
+      if (rows < h || cols < w) {
+        throw fail(
+          `the image is ${cols}x${rows} (w x h), smaller than the ${w}x${h} of data_shape`,
+          'set resize to at least the crop size, or use smaller data_shape',
+        );
+      }
+      let y = rows - h;
+      let x = cols - w;
+      if (p.rand_crop) {
+        y = rng.randint(0, y);
+        x = rng.randint(0, x);
+      } else {
+        y = Math.floor(y / 2);
+        x = Math.floor(x / 2);
+      }
+      if (x !== 0 || y !== 0 || rows !== h || cols !== w) img = host.fixedCrop(img, x, y, w, h);
+    }
+    // the mirror is applied while writing CHW below (the color changes do not depend on position)
+    const mirror = p.rand_mirror && rng.random() < 0.5;
+    if (p.brightness > 0 || p.contrast > 0 || p.saturation > 0 || p.pca_noise > 0) {
+      img = host.cast(img, 'float32');
+      if (p.brightness > 0) img = host.adjustBrightness(img, 1 + rng.uniform(-p.brightness, p.brightness));
+      if (p.contrast > 0) img = host.adjustContrast(img, 1 + rng.uniform(-p.contrast, p.contrast));
+      if (p.saturation > 0) img = host.adjustSaturation(img, 1 + rng.uniform(-p.saturation, p.saturation));
+      if (p.pca_noise > 0) {
+        const alpha = [rng.normal(0, p.pca_noise), rng.normal(0, p.pca_noise), rng.normal(0, p.pca_noise)];
+        img = host.addChannelOffset(img, host.pcaOffset(alpha, eigval, eigvec));
+      }
+    }
+    const src = img.data;
+    for (let k = 0; k < c; k++) {
+      const o = offset + k * plane;
+      const m = p.mean[k] as number;
+      const f = p.scale / (p.std[k] as number);
+      for (let y = 0; y < h; y++) {
+        const row = o + y * w;
+        // source index of (y, x): ((y * w + x) * c + k), or of (y, w - 1 - x) when mirrored
+        let s = (y * w + (mirror ? w - 1 : 0)) * c + k;
+        const step = mirror ? -c : c;
+        if (data instanceof Uint8Array) {
+          for (let x = 0; x < w; x++, s += step) {
+            data[row + x] = Math.min(255, Math.max(0, Math.round(src[s] as number)));
+          }
+        } else {
+          for (let x = 0; x < w; x++, s += step) data[row + x] = ((src[s] as number) - m) * f;
+        }
+      }
+    }
+  };
+}
+
+/**
+ * The seed of one record's generator: `111 + seed` (MXNet's per-thread seed) mixed with the epoch
+ * and the record's position in the part, so that the draws do not depend on the thread count.
+ */
+export function recordSeed(seed: number, epoch: number, position: number): number {
+  let s = (111 + seed) >>> 0;
+  s = Math.imul(s ^ (s >>> 16), 0x85ebca6b) ^ Math.imul(epoch + 1, 0x9e3779b1);
+  s = Math.imul(s ^ (s >>> 13), 0xc2b2ae35) ^ Math.imul(position + 1, 0x27d4eb2f);
+  return (s ^ (s >>> 16)) >>> 0;
+}
