@@ -3,12 +3,27 @@
  * generators that yield the reads they need ({@link ReadRequest}) and get back the byte counts, so
  * one implementation of reading, seeking and part splitting serves both: `runSync` answers from a
  * sync source, `runAsync` awaits an async one. Records already in the buffer are returned without
- * starting a generator. A failed read does not move the position (it fails the same way again);
- * `reset()` returns to the start of the file or part and forgets the buffer.
+ * starting a generator. A large single-part record (≥ 1/64 of the buffer, 16 KiB by default) that is
+ * not all buffered is read straight from the file into the array returned (one copy, not two), and
+ * the refill after it reads only a small chunk, so the next large record's header comes cheaply and
+ * its payload also goes straight to its array. That is for sync sources, whose reads are cheap (the
+ * sync driver marks the requests it answers); an async read costs much more per call, so there only
+ * a record larger than the buffer is read directly, and refills always fill it. A failed read does
+ * not move the position (it fails the same way again); `reset()` returns to the start of the file
+ * or part and forgets the buffer.
  */
 import { MXNetError } from '@mx/base';
-import { checkRecordHead, type ParseContext, type ParseResult, parseRecord } from './format.js';
-import type { AsyncByteSource, SyncByteSource } from './source.js';
+import {
+  align4,
+  checkRecordHead,
+  decodeFlag,
+  decodeLength,
+  type ParseContext,
+  type ParseResult,
+  parseRecord,
+  u32At,
+} from './format.js';
+import { type AsyncByteSource, allocBytes, type SyncByteSource } from './source.js';
 import { DEFAULT_BUFFER_SIZE, partBounds, ReadWindow, scanRecordHead, shrunkError } from './window.js';
 
 /** Options of the readers. */
@@ -17,7 +32,10 @@ export interface RecordReaderOptions {
   numParts?: number;
   /** Read only this part (default 0). */
   partIndex?: number;
-  /** Initial read-buffer size in bytes (default 1 MiB; grows for larger records). */
+  /**
+   * Read-buffer size in bytes (default 1 MiB). Larger single-part records are read straight into
+   * their arrays; it grows only for a larger multi-part record.
+   */
   bufferSize?: number;
 }
 
@@ -27,9 +45,14 @@ export interface ReadRequest {
   readonly offset: number;
   readonly length: number;
   readonly position: number;
+  /** Set by the sync driver when it answers: this reader's reads are cheap. */
+  sync?: boolean;
 }
 
 type Io<T> = Generator<ReadRequest, T, number>;
+
+/** The sync refill after a directly read record: its successor's header and a little. */
+const HEAD_CHUNK = 4096;
 
 export class ReaderCore {
   readonly name: string;
@@ -43,6 +66,12 @@ export class ReaderCore {
   #endLabel: string;
   /** Reused for every parse (read() runs once per record); filled in before each. */
   #parseCtx: { name: string; op: string; record: number | undefined; endLabel: string };
+  /** Payloads at least this long that are not all buffered are read straight into their array. */
+  readonly #directMin: number;
+  /** Whether a record was read directly since the last refill (a sync one then reads a little). */
+  #afterDirect = false;
+  /** Whether the driver is sync (learnt from the first answered read; see the file comment). */
+  #cheapReads = false;
 
   constructor(name: string, size: number, bufferSize = DEFAULT_BUFFER_SIZE) {
     this.name = name;
@@ -50,6 +79,7 @@ export class ReaderCore {
     this.#end = size;
     this.#endLabel = `the end of the file (${size} bytes)`;
     this.#win = new ReadWindow(bufferSize);
+    this.#directMin = Math.max(4, this.#win.buffer.length >>> 6);
     this.#parseCtx = { name, op: '', record: 0, endLabel: this.#endLabel };
   }
 
@@ -71,6 +101,7 @@ export class ReaderCore {
   reset(): void {
     this.#pos = this.#begin;
     this.#record = 0;
+    this.#afterDirect = false;
     this.#win.clear();
   }
 
@@ -89,14 +120,20 @@ export class ReaderCore {
   *#ensure(pos: number, need: number, limit: number, op: string): Io<void> {
     if (this.#win.view(pos, limit).length >= need) return;
     const plan = this.#win.plan(pos, need, limit);
+    const short = this.#afterDirect && this.#cheapReads;
+    const length = short ? Math.min(plan.length, Math.max(plan.min, HEAD_CHUNK)) : plan.length;
+    // One short refill per direct read: small records after a large one go back to full refills.
+    this.#afterDirect = false;
     let got = 0;
     while (got < plan.min) {
-      const n = yield {
+      const req: ReadRequest = {
         buffer: this.#win.buffer,
         offset: plan.offset + got,
-        length: plan.length - got,
+        length: length - got,
         position: plan.position + got,
       };
+      const n = yield req;
+      if (req.sync) this.#cheapReads = true;
       if (n <= 0) throw shrunkError(this.name, op, plan.position + got, this.size);
       got += n;
       this.#win.commit(n);
@@ -134,8 +171,45 @@ export class ReaderCore {
     for (;;) {
       const r = this.#parse(op);
       if (r.kind !== 'need') return this.#take(r) as Uint8Array | null;
+      const direct = this.#directLength(r.bytes);
+      if (direct >= 0) return yield* this.#readDirect(direct, op);
       yield* this.#ensure(this.#pos, r.bytes, this.#end, op);
     }
+  }
+
+  /**
+   * The payload length of the record at the position when it is to be read directly: a single
+   * part (cflag 0) of at least `#directMin` bytes (async: larger than the buffer) whose header is
+   * buffered and checked (the parse asked for exactly its framed size, so the magic, flag and
+   * bounds passed), else -1.
+   */
+  #directLength(needBytes: number): number {
+    const pos = this.#pos;
+    const at = this.#win.indexOf(pos);
+    if (needBytes <= 8 || at < 0 || this.#win.available(pos, this.#end) < 8) return -1;
+    const lrec = u32At(this.#win.buffer, at + 4);
+    const len = decodeLength(lrec);
+    if (decodeFlag(lrec) !== 0 || len < this.#directMin || needBytes !== 8 + align4(len)) return -1;
+    if (!this.#cheapReads && needBytes <= this.#win.buffer.length) return -1;
+    return len;
+  }
+
+  /** Reads the checked single-part record at the position: buffered prefix, then the file. */
+  *#readDirect(len: number, op: string): Io<Uint8Array> {
+    const pos = this.#pos;
+    const out = allocBytes(len);
+    const from = this.#win.indexOf(pos) + 8;
+    let got = Math.min(len, this.#win.available(pos, this.#end) - 8);
+    out.set(this.#win.buffer.subarray(from, from + got));
+    while (got < len) {
+      const n = yield { buffer: out, offset: got, length: len - got, position: pos + 8 + got };
+      if (n <= 0) throw shrunkError(this.name, op, pos + 8 + got, this.size);
+      got += n;
+    }
+    this.#pos = pos + 8 + align4(len);
+    if (this.#record !== undefined) this.#record++;
+    this.#afterDirect = true;
+    return out;
   }
 
   #take(r: ParseResult): Uint8Array | null | 'need' {
@@ -178,20 +252,22 @@ export class ReaderCore {
     }
     this.#pos = pos;
     this.#record = undefined;
+    this.#afterDirect = false;
   }
 }
 
-/** Runs a reader operation against a sync source. */
+/** Runs a reader operation against a sync source (marking each request: its reads are cheap). */
 export function runSync<T>(op: Io<T>, src: SyncByteSource): T {
   let r = op.next();
   while (!r.done) {
     const q = r.value;
+    q.sync = true;
     r = op.next(src.readAt(q.buffer, q.offset, q.length, q.position));
   }
   return r.value;
 }
 
-/** Runs a reader operation against an async source. */
+/** Runs a reader operation against an async source (each read is costly: always the long one). */
 export async function runAsync<T>(op: Io<T>, src: AsyncByteSource): Promise<T> {
   let r = op.next();
   while (!r.done) {

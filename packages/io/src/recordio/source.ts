@@ -131,6 +131,24 @@ export function readWholeFile(path: string, op: string): Uint8Array {
   }
 }
 
+/** Node's `Buffer.allocUnsafeSlow` (its own ArrayBuffer, not the pool), where there is one. */
+const allocUnsafeSlow = (globalThis as { Buffer?: { allocUnsafeSlow?: (n: number) => Uint8Array } }).Buffer
+  ?.allocUnsafeSlow;
+
+/**
+ * A fresh `Uint8Array` of `n` bytes with its own `ArrayBuffer` (byteOffset 0, byteLength `n`, so it
+ * can be transferred), for the caller to overwrite entirely: in Node without zero-filling it first
+ * (a large record is read straight into it), elsewhere a plain zeroed one. Never a Buffer, never
+ * pooled memory.
+ */
+export function allocBytes(n: number): Uint8Array {
+  if (allocUnsafeSlow !== undefined) {
+    const b = allocUnsafeSlow(n);
+    if (b.byteOffset === 0 && b.buffer.byteLength === n) return new Uint8Array(b.buffer, 0, n);
+  }
+  return new Uint8Array(n);
+}
+
 /** Bytes in memory as a source (no copy: the caller must not change them while reading). */
 export function bytesSource(bytes: Uint8Array, name: string): SyncByteSource {
   return {

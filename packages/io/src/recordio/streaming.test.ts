@@ -48,8 +48,8 @@ describe('streaming reads', () => {
       r.close();
       expect(n).toBe(recs.length);
       const lengths = readSync.mock.calls.map((c) => c[3] as number);
-      // Reads of at most the buffer size until the 100 KB record grows the buffer to hold it (and
-      // the grown buffer is reused after it); never the whole file.
+      // Reads of at most the buffer size until the 100 KB record, which is read straight into its
+      // own array in one read; never the whole file.
       const big = lengths.findIndex((l) => l > 16384);
       expect(big).toBeGreaterThan(10);
       expect(Math.max(...lengths)).toBeLessThanOrEqual(100_008);

@@ -1,0 +1,143 @@
+/**
+ * Large records are read straight from the file into the array a read returns (reader.ts): these
+ * tests mix them with small ones at the default buffer size (so the sync reader's short refills
+ * after them are taken), check every payload against the plain reference encoder's input, that
+ * each result owns exactly its ArrayBuffer (ImageRecordIter transfers `record.buffer` to workers),
+ * that the big arrays are the ones readSync filled, and the bad path: a file cut short under a
+ * direct read fails without moving the reader.
+ */
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { RecordIOBlobReader } from './blob-reader.js';
+import { MXRecordIO } from './recordio.js';
+import { refEncode } from './test-util.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'mx-recordio-direct-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** 80 records: mostly 16-96 KB (above the 16 KiB direct-read size), some tiny; one multi-part. */
+function records(): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let x = 777;
+  for (let i = 0; i < 80; i++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    const len = i % 7 === 3 ? 1 + (x % 3000) : 16_384 + (x % 80_000);
+    const r = new Uint8Array(len);
+    for (let j = 0; j < len; j++) r[j] = (j * 13 + i * 7 + (j >> 9)) & 0xff;
+    out.push(r);
+  }
+  // A large record holding the magic at aligned offsets: written as parts (cflag 1, 2, 3).
+  const multi = out[75] as Uint8Array;
+  multi.set([0x0a, 0x23, 0xd7, 0xce], 4_000);
+  multi.set([0x0a, 0x23, 0xd7, 0xce], 12_000);
+  return out;
+}
+
+function fsModule(): Record<string, (...a: unknown[]) => unknown> {
+  const p = process as unknown as {
+    getBuiltinModule(id: string): Record<string, (...a: unknown[]) => unknown>;
+  };
+  return p.getBuiltinModule('node:fs');
+}
+
+describe('direct reads of large records', () => {
+  const recs = records();
+  // One record at a time: the reference encoder spreads a record into an argument list.
+  const encoded = recs.map((r) => refEncode([r]));
+  const bytes = new Uint8Array(encoded.reduce((n, e) => n + e.length, 0));
+  let offset = 0;
+  for (const e of encoded) {
+    bytes.set(e, offset);
+    offset += e.length;
+  }
+  const path = join(tmp, 'mixed.rec');
+  writeFileSync(path, bytes);
+
+  it('returns every payload, each in its own ArrayBuffer, big ones filled by readSync', () => {
+    const readSync = vi.spyOn(fsModule(), 'readSync' as never);
+    try {
+      const r = new MXRecordIO(path, 'r');
+      const got = [...r];
+      r.close();
+      expect(got.length).toBe(recs.length);
+      for (const [i, p] of got.entries()) {
+        expect(p, `record ${i}`).toEqual(recs[i]);
+        expect(p.byteOffset).toBe(0);
+        expect(p.buffer.byteLength).toBe(p.length);
+      }
+      const targets = new Set(readSync.mock.calls.map((c) => c[1]));
+      const direct = got.filter((p) => targets.has(p as never));
+      // The single-part records of 16 KiB or more after the 1 MiB buffer's first fill (records
+      // 20-79 but for the 8 small ones and the multi-part one, read through the buffer).
+      expect(direct.length).toBeGreaterThan(45);
+      expect(direct.every((p) => p.length >= 16_384)).toBe(true);
+      expect(direct).not.toContain(got[75]);
+      // No read larger than the buffer; none of the whole file.
+      expect(Math.max(...readSync.mock.calls.map((c) => c[3] as number))).toBeLessThanOrEqual(1 << 20);
+    } finally {
+      readSync.mockRestore();
+    }
+  });
+
+  it('a caller changing a result changes nothing else', () => {
+    const r = new MXRecordIO(path, 'r');
+    const a = r.read() as Uint8Array;
+    const b = r.read() as Uint8Array;
+    a.fill(0);
+    b.fill(0);
+    r.reset();
+    expect(r.read()).toEqual(recs[0]);
+    expect(r.read()).toEqual(recs[1]);
+    r.close();
+  });
+
+  it('the same records through parts, in-memory bytes and a Blob (whole-buffer refills)', async () => {
+    const parts: Uint8Array[] = [];
+    for (let k = 0; k < 3; k++) parts.push(...new MXRecordIO(path, 'r', { numParts: 3, partIndex: k }));
+    expect(parts).toEqual(recs);
+    expect([...new MXRecordIO(bytes, 'r', { bufferSize: 100_000 })]).toEqual(recs);
+    const slices: number[] = [];
+    class CountingBlob extends Blob {
+      override slice(start?: number, end?: number, type?: string): Blob {
+        slices.push((end ?? this.size) - (start ?? 0));
+        return super.slice(start, end, type);
+      }
+    }
+    const b = await RecordIOBlobReader.open(new CountingBlob([bytes as Uint8Array<ArrayBuffer>]));
+    const got: Uint8Array[] = [];
+    for await (const p of b) got.push(p);
+    expect(got).toEqual(recs);
+    // Async reads cost per call: no short refills, so about two reads per 1 MiB, not two per record.
+    expect(slices.length).toBeLessThan(2 * Math.ceil(bytes.length / (1 << 20)) + 4);
+    // Records larger than the buffer are read directly there too (the buffer is not grown).
+    slices.length = 0;
+    const small = await RecordIOBlobReader.open(new CountingBlob([bytes as Uint8Array<ArrayBuffer>]), {
+      bufferSize: 8192,
+    });
+    got.length = 0;
+    for await (const p of small) got.push(p);
+    expect(got).toEqual(recs);
+    expect(Math.max(...slices)).toBeLessThanOrEqual(96_384);
+    expect(got.filter((p) => p.byteOffset !== 0 || p.buffer.byteLength !== p.length)).toEqual([]);
+  });
+
+  it('a file cut short under a direct read fails there and does not move the reader', () => {
+    const cut = join(tmp, 'cut.rec');
+    writeFileSync(cut, bytes);
+    const r = new MXRecordIO(cut, 'r');
+    for (let i = 0; i < 60; i++) r.read();
+    const at = r.tell();
+    const len = (recs[60] as Uint8Array).length;
+    expect(len).toBeGreaterThanOrEqual(16_384);
+    truncateSync(cut, at + 8 + Math.floor(len / 2));
+    const msg = new RegExp(
+      `cut\\.rec: the file ended at byte \\d+, before its size when opened \\(${bytes.length}\\)`,
+    );
+    expect(() => r.read()).toThrow(msg);
+    expect(r.tell()).toBe(at);
+    expect(() => r.read()).toThrow(msg);
+    r.close();
+  });
+});
