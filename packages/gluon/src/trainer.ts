@@ -19,6 +19,12 @@ import {
   type UpdaterFunction,
 } from '@mx/optimizer';
 import type { Parameter } from './block/parameter.js';
+import { nodeBuiltin } from './node-builtin.js';
+
+interface NodeFs {
+  writeFileSync(path: string, data: Uint8Array): void;
+  readFileSync(path: string): Uint8Array;
+}
 
 export interface TrainerOptions {
   /** MXNet's kvstore argument: 'device', 'local' or null (single process; the KVStore issue adds more). */
@@ -164,20 +170,12 @@ export class Trainer {
   /** Saves the optimizer states and counters (MXNet `save_states`; @mx/optimizer's format). */
   async saveStates(path: string): Promise<void> {
     const bytes = await this.#updater.getStates({ dumpOptimizer: true });
-    const fs = (
-      globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }
-    ).process?.getBuiltinModule?.('node:fs') as typeof import('node:fs') | undefined;
-    if (fs === undefined) throw new MXNetError('Trainer.saveStates needs a file system (Node)');
-    fs.writeFileSync(path, bytes);
+    nodeBuiltin<NodeFs>('node:fs', 'Trainer.saveStates').writeFileSync(path, bytes);
   }
 
   /** Restores states saved by `saveStates` (MXNet `load_states`). */
   async loadStates(path: string): Promise<void> {
-    const fs = (
-      globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }
-    ).process?.getBuiltinModule?.('node:fs') as typeof import('node:fs') | undefined;
-    if (fs === undefined) throw new MXNetError('Trainer.loadStates needs a file system (Node)');
-    const bytes = new Uint8Array(fs.readFileSync(path));
+    const bytes = new Uint8Array(nodeBuiltin<NodeFs>('node:fs', 'Trainer.loadStates').readFileSync(path));
     const rt: Runtime | undefined = this.params.find((p) => p.isInitialized)?.data().runtime;
     this.#updater.setStates(bytes, rt);
   }

@@ -52,7 +52,11 @@ function nodeDynamicImports(found: string[]): Plugin {
 }
 
 /** The pages there are: script name → entry module (relative to this file). */
-const ENTRIES = { smoke: './page/entry.ts', webgpu: './page/webgpu-entry.ts' } as const;
+const ENTRIES = {
+  smoke: './page/entry.ts',
+  webgpu: './page/webgpu-entry.ts',
+  'gluon-io': './gluon-io-page/entry.ts',
+} as const;
 
 export async function bundleSmokePage(name: keyof typeof ENTRIES = 'smoke'): Promise<SmokeBundle> {
   const t = performance.now();
@@ -67,6 +71,8 @@ export async function bundleSmokePage(name: keyof typeof ENTRIES = 'smoke'): Pro
     sourcemap: 'external',
     write: false,
     alias: sourceAliases(),
+    // Image fixtures are embedded as bytes (the gluon-io page decodes them; the server serves only the bundle).
+    loader: { '.png': 'binary', '.jpg': 'binary' },
     plugins: [nodeDynamicImports(nodeImports)],
     logLevel: 'silent',
   });

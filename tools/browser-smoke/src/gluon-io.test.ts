@@ -1,6 +1,6 @@
 /**
  * @mx/io and @mx/gluon in headless Chromium (Debian's /usr/bin/chromium via playwright-core), on a
- * page bundled from source (gluon-io-bundle.ts) and served cross-origin isolated and plain
+ * page bundled from source (bundle.ts) and served cross-origin isolated and plain
  * (server.ts), since DataLoader workers share SharedArrayBuffers only where the page is isolated:
  * - `image.imdecode` in the browser (createImageBitmap + OffscreenCanvas) gives the pixels that
  *   sharp gives in Node for the same PNG bytes exactly, and for JPEG within a few units (decoders'
@@ -14,8 +14,7 @@ import { createRequire } from 'node:module';
 import { image } from '@mx/io';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SmokeBundle } from './bundle.js';
-import { bundleGluonIoPage } from './gluon-io-bundle.js';
+import { bundleSmokePage, type SmokeBundle } from './bundle.js';
 import {
   type FlatArray,
   type GluonIoResults,
@@ -211,7 +210,7 @@ describe('@mx/io image decoding and @mx/gluon DataLoader workers in headless Chr
 
   beforeAll(async () => {
     if (!haveChromium) return;
-    bundle = await bundleGluonIoPage();
+    bundle = await bundleSmokePage('gluon-io');
     server = await startSmokeServer({
       isolated: { bundle, isolated: true },
       plain: { bundle, isolated: false },

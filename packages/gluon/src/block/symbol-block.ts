@@ -4,7 +4,7 @@
  * re-exports like any block. Every graph input that is not a data input becomes a Parameter named
  * as in the graph (aux states are non-differentiable), and forward calls one CachedOp.
  */
-import { type Context, MXNetError } from '@mx/base';
+import { type Context, MXNetError, parseShape } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import { CachedOp, type Symbol as MxSymbol, SymbolApi } from '@mx/symbol';
 import { HybridBlock } from './hybrid-block.js';
@@ -50,10 +50,7 @@ export class SymbolBlock extends HybridBlock {
       if (inputs.includes(n)) continue;
       const shape = attrs[n]?.__shape__;
       const p = new Parameter(n, {
-        shape:
-          shape === undefined
-            ? undefined
-            : (JSON.parse(shape.replace(/\(/g, '[').replace(/,?\)/g, ']')) as number[]),
+        shape: shape === undefined ? undefined : parseShape(shape),
         differentiable: !aux.has(n),
         gradReq: aux.has(n) ? 'null' : 'write',
         allowDeferredInit: true,

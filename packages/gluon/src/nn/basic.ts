@@ -13,6 +13,15 @@ import { Parameter, type ParamInitializer } from '../block/parameter.js';
 /** MXNet's `Activation` act_type values. */
 export type ActType = 'relu' | 'sigmoid' | 'tanh' | 'softrelu' | 'softsign' | 'log_sigmoid' | 'mish';
 
+/** A container's i-th child, counting from the end for negative i. */
+function childAt(container: Block, i: number): Block {
+  const kids = [...container.children.values()];
+  const b = kids[i < 0 ? kids.length + i : i];
+  if (b === undefined)
+    throw new MXNetError(`${container.blockName} index ${i} out of range (length ${kids.length})`);
+  return b;
+}
+
 /** Runs children in order (MXNet `nn.Sequential`). */
 export class Sequential extends Block {
   constructor(...blocks: Block[]) {
@@ -34,12 +43,9 @@ export class Sequential extends Block {
     return this.children.size;
   }
 
-  /** The i-th child. */
+  /** The i-th child (negative counts from the end). */
   at(i: number): Block {
-    const b = [...this.children.values()][i < 0 ? this.length + i : i];
-    if (b === undefined)
-      throw new MXNetError(`${this.blockName} index ${i} out of range (length ${this.length})`);
-    return b;
+    return childAt(this, i);
   }
 
   forward(x: NDArray, ...args: unknown[]): unknown {
@@ -76,11 +82,9 @@ export class HybridSequential extends HybridBlock {
     return this.children.size;
   }
 
+  /** The i-th child (negative counts from the end). */
   at(i: number): HybridBlock {
-    const b = [...this.children.values()][i < 0 ? this.length + i : i];
-    if (b === undefined)
-      throw new MXNetError(`${this.blockName} index ${i} out of range (length ${this.length})`);
-    return b as HybridBlock;
+    return childAt(this, i) as HybridBlock;
   }
 
   forward(x: NDArray, ...args: unknown[]): unknown {

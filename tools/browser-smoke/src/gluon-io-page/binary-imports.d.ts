@@ -1,4 +1,4 @@
-/** The page imports image files as bytes (esbuild's `binary` loader, gluon-io-bundle.ts). */
+/** The page imports image files as bytes (esbuild's `binary` loader, bundle.ts). */
 declare module '*.png' {
   const bytes: Uint8Array;
   export default bytes;

@@ -1,5 +1,5 @@
 /**
- * The gluon/io page's script (bundled by gluon-io-bundle.ts). Loads the packages with dynamic
+ * The gluon/io page's script (bundled by bundle.ts). Loads the packages with dynamic
  * imports in dependency order, so a package that touches a Node-only API at load time is named by
  * `fatal.stage`; creates a cpu-wasm runtime; decodes the image fixtures with @mx/io and runs a
  * DataLoader with 2 workers and with none; leaves everything on `window.__results`. Nothing is

@@ -16,6 +16,7 @@
  */
 import { MXNetError } from '@mx/base';
 import type { HostArray } from '@mx/ndarray';
+import { nodeBuiltin } from '../../node-builtin.js';
 import { ArrayDataset } from '../dataset.js';
 
 export interface CIFAR10Options {
@@ -87,17 +88,8 @@ interface NodePath {
   join(...parts: string[]): string;
 }
 
-function builtin<T>(id: string, op: string): T {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const mod = proc?.getBuiltinModule?.(id) as T | undefined;
-  if (mod === undefined) {
-    throw new MXNetError(`${id} is not available here (reading files needs Node.js >= 20.16)`, {
-      op,
-      hint: 'pass the .bin files’ bytes as the files option',
-    });
-  }
-  return mod;
-}
+const builtin = <T>(id: string, op: string): T =>
+  nodeBuiltin<T>(id, op, 'pass the .bin files’ bytes as the files option');
 
 /** MXNet's default root, $MXNET_HOME/datasets/<namespace> (~/.mxnet by default). */
 function defaultRoot(namespace: string, op: string): string {

@@ -15,6 +15,7 @@
 import { MXNetError } from '@mx/base';
 import { embeddedMnist, parseIdx } from '@mx/io';
 import type { HostArray } from '@mx/ndarray';
+import { nodeBuiltin } from '../../node-builtin.js';
 import { ArrayDataset } from '../dataset.js';
 
 export interface MNISTOptions {
@@ -33,17 +34,8 @@ interface NodeFs {
   readFileSync(path: string): Uint8Array;
 }
 
-function builtin<T>(id: string, op: string): T {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const mod = proc?.getBuiltinModule?.(id) as T | undefined;
-  if (mod === undefined) {
-    throw new MXNetError(`${id} is not available here (reading files needs Node.js >= 20.16)`, {
-      op,
-      hint: 'pass the IDX file bytes as the images and labels options',
-    });
-  }
-  return mod;
-}
+const builtin = <T>(id: string, op: string): T =>
+  nodeBuiltin<T>(id, op, 'pass the IDX file bytes as the images and labels options');
 
 /** `dir/name.gz`, or `dir/name` when only the uncompressed file is there. */
 function findFile(dir: string, name: string, op: string): string {

@@ -16,6 +16,7 @@
 import { MXNetError } from '@mx/base';
 import { image, recordio } from '@mx/io';
 import type { HostArray } from '@mx/ndarray';
+import { nodeBuiltin } from '../../node-builtin.js';
 import { applyTransform, checkIndex, Dataset, type Transform } from '../dataset.js';
 import { RecordFileDataset, type RecordFileSource } from '../record-dataset.js';
 import { transformSpecOf, type WorkerDatasetSpec } from '../worker-spec.js';
@@ -43,14 +44,7 @@ interface NodePath {
   extname(p: string): string;
 }
 
-function builtin<T>(id: string, op: string): T {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const mod = proc?.getBuiltinModule?.(id) as T | undefined;
-  if (mod === undefined) {
-    throw new MXNetError(`${id} is not available here (reading image files needs Node.js >= 20.16)`, { op });
-  }
-  return mod;
-}
+const builtin = <T>(id: string, op: string): T => nodeBuiltin<T>(id, op);
 
 function readBytes(fs: NodeFs, path: string, op: string): Uint8Array {
   try {
