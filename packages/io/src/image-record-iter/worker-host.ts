@@ -248,11 +248,7 @@ export function spawnRecordWorker(name: string, params: KernelParams, signal: In
     if (!terminating) failure ??= new Error(`the worker exited with code ${String(code)}`);
   });
   return {
-    post: (task) =>
-      port1.postMessage(
-        task,
-        task.records.map((r) => r.buffer as ArrayBuffer),
-      ),
+    post: (task) => port1.postMessage(task, exclusiveBuffers(task.records)),
     poll: () => wt.receiveMessageOnPort(port1)?.message as WorkerReply | undefined,
     ref: () => w.ref(),
     unref: () => w.unref(),
@@ -265,4 +261,17 @@ export function spawnRecordWorker(name: string, params: KernelParams, signal: In
       await w.terminate();
     },
   };
+}
+
+/**
+ * The buffers of `records` that can be transferred: those a record owns alone. Small records are
+ * views into a reader's shared slab; those are copied into exclusive buffers first (in place in
+ * `records`), since transferring the slab would detach its other records.
+ */
+function exclusiveBuffers(records: Uint8Array[]): ArrayBuffer[] {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as Uint8Array;
+    if (r.byteOffset !== 0 || r.byteLength !== r.buffer.byteLength) records[i] = r.slice();
+  }
+  return records.map((r) => r.buffer as ArrayBuffer);
 }

@@ -55,18 +55,38 @@ describe('direct reads of large records', () => {
   const path = join(tmp, 'mixed.rec');
   writeFileSync(path, bytes);
 
-  it('returns every payload, each in its own ArrayBuffer, big ones filled by readSync', () => {
+  it('returns every payload: big ones in their own ArrayBuffer (filled by readSync), small ones in disjoint slab views', () => {
     const readSync = vi.spyOn(fsModule(), 'readSync' as never);
     try {
       const r = new MXRecordIO(path, 'r');
       const got = [...r];
       r.close();
       expect(got.length).toBe(recs.length);
+      const slabbed = new Map<ArrayBufferLike, [number, number][]>();
       for (const [i, p] of got.entries()) {
         expect(p, `record ${i}`).toEqual(recs[i]);
-        expect(p.byteOffset).toBe(0);
-        expect(p.buffer.byteLength).toBe(p.length);
+        if (p.length > 4096) {
+          expect(p.byteOffset).toBe(0);
+          expect(p.buffer.byteLength).toBe(p.length);
+        } else {
+          const spans = slabbed.get(p.buffer) ?? [];
+          spans.push([p.byteOffset, p.byteOffset + p.length]);
+          slabbed.set(p.buffer, spans);
+        }
       }
+      // The small records share slabs without overlapping; writing one leaves the others intact.
+      expect(slabbed.size).toBeGreaterThan(0);
+      for (const spans of slabbed.values()) {
+        spans.sort((a, b) => a[0] - b[0]);
+        for (let k = 1; k < spans.length; k++) {
+          expect((spans[k] as [number, number])[0]).toBeGreaterThanOrEqual(
+            (spans[k - 1] as [number, number])[1],
+          );
+        }
+      }
+      const smalls = got.filter((p) => p.length <= 4096);
+      (smalls[0] as Uint8Array).fill(0xee);
+      for (const [i, p] of got.entries()) if (p !== smalls[0]) expect(p, `record ${i}`).toEqual(recs[i]);
       const targets = new Set(readSync.mock.calls.map((c) => c[1]));
       const direct = got.filter((p) => targets.has(p as never));
       // The single-part records of 16 KiB or more after the 1 MiB buffer's first fill (records
@@ -120,7 +140,9 @@ describe('direct reads of large records', () => {
     for await (const p of small) got.push(p);
     expect(got).toEqual(recs);
     expect(Math.max(...slices)).toBeLessThanOrEqual(96_384);
-    expect(got.filter((p) => p.byteOffset !== 0 || p.buffer.byteLength !== p.length)).toEqual([]);
+    expect(
+      got.filter((p) => p.length > 4096 && (p.byteOffset !== 0 || p.buffer.byteLength !== p.length)),
+    ).toEqual([]);
   });
 
   it('a file cut short under a direct read fails there and does not move the reader', () => {

@@ -7,6 +7,7 @@
  * share one implementation of the checks. Errors name the file, the byte offset and the record.
  */
 import { MXNetError } from '@mx/base';
+import { type PayloadSlab, SLAB_MAX_PAYLOAD } from './source.js';
 
 /** dmlc's `RecordIOWriter::kMagic`; little-endian bytes `0A 23 D7 CE`. */
 export const RECORDIO_MAGIC = 0xced7230a;
@@ -125,6 +126,8 @@ export interface ParseContext {
   readonly record: number | undefined;
   /** Where the readable range ends, and why (file size or part end). */
   readonly endLabel: string;
+  /** Where small single-part payloads go (a reader's slab); without it every payload is a `slice`. */
+  readonly slab?: PayloadSlab;
 }
 
 /** The outcome of {@link parseRecord}. */
@@ -216,14 +219,28 @@ export function parseRecord(
     if (cflag === 0 || cflag === 3) break;
     total += 4;
   }
-  return { kind: 'record', payload: joinParts(buf, start, parts, total), size: at };
+  return { kind: 'record', payload: joinParts(buf, start, parts, total, ctx.slab), size: at };
 }
 
 const END: ParseResult = { kind: 'end' };
 
-/** Copies the payload out of `parts` validated parts at `buf[start]`, the magic between parts. */
-function joinParts(buf: Uint8Array, start: number, parts: number, total: number): Uint8Array {
-  if (parts === 1) return buf.slice(start + 8, start + 8 + total);
+/**
+ * Copies the payload out of `parts` validated parts at `buf[start]`, the magic between parts; a
+ * small single part into `slab` when there is one.
+ */
+function joinParts(
+  buf: Uint8Array,
+  start: number,
+  parts: number,
+  total: number,
+  slab: PayloadSlab | undefined,
+): Uint8Array {
+  if (parts === 1) {
+    if (slab === undefined || total > SLAB_MAX_PAYLOAD) return buf.slice(start + 8, start + 8 + total);
+    const out = slab.take(total);
+    out.set(buf.subarray(start + 8, start + 8 + total));
+    return out;
+  }
   const out = new Uint8Array(total);
   let at = start;
   let o = 0;

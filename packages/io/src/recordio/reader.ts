@@ -23,7 +23,7 @@ import {
   parseRecord,
   u32At,
 } from './format.js';
-import { type AsyncByteSource, allocBytes, type SyncByteSource } from './source.js';
+import { type AsyncByteSource, allocBytes, PayloadSlab, type SyncByteSource } from './source.js';
 import { DEFAULT_BUFFER_SIZE, partBounds, ReadWindow, scanRecordHead, shrunkError } from './window.js';
 
 /** Options of the readers. */
@@ -65,7 +65,7 @@ export class ReaderCore {
   #record: number | undefined = 0;
   #endLabel: string;
   /** Reused for every parse (read() runs once per record); filled in before each. */
-  #parseCtx: { name: string; op: string; record: number | undefined; endLabel: string };
+  #parseCtx: { name: string; op: string; record: number | undefined; endLabel: string; slab: PayloadSlab };
   /** Payloads at least this long that are not all buffered are read straight into their array. */
   readonly #directMin: number;
   /** Whether a record was read directly since the last refill (a sync one then reads a little). */
@@ -80,7 +80,7 @@ export class ReaderCore {
     this.#endLabel = `the end of the file (${size} bytes)`;
     this.#win = new ReadWindow(bufferSize);
     this.#directMin = Math.max(4, this.#win.buffer.length >>> 6);
-    this.#parseCtx = { name, op: '', record: 0, endLabel: this.#endLabel };
+    this.#parseCtx = { name, op: '', record: 0, endLabel: this.#endLabel, slab: new PayloadSlab() };
   }
 
   /** First byte of the file or part. */

@@ -156,7 +156,11 @@ export class MXRecordIO {
     w.write(typeof buf === 'string' ? new TextEncoder().encode(buf) : buf, 'MXRecordIO.write');
   }
 
-  /** The next record's payload (a fresh copy), or null at the end of the file or part. */
+  /**
+   * The next record's payload (a fresh copy: later reads never write it), or null at the end of the
+   * file or part. Payloads of up to 4 KiB are views into a 64 KiB slab shared with their neighbours
+   * (like Node's pooled Buffers): use `record.slice()` before transferring `record.buffer`.
+   */
   read(): Uint8Array | null {
     const { core, src } = this.requireReader('MXRecordIO.read');
     const hit = core.readBuffered('MXRecordIO.read');

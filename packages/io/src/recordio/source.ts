@@ -149,6 +149,34 @@ export function allocBytes(n: number): Uint8Array {
   return new Uint8Array(n);
 }
 
+/** Payloads up to this size share slabs (see {@link PayloadSlab}). */
+export const SLAB_MAX_PAYLOAD = 4096;
+const SLAB_SIZE = 1 << 16;
+
+/**
+ * Where a reader puts small payloads: consecutive, 8-byte aligned views into a 64 KiB slab that is
+ * never reused, a fresh one when it is full (as Node's Buffer pool does with 8 KiB). Allocating an
+ * ArrayBuffer per record cost more than reading the file for records of a few hundred bytes; a view
+ * costs a tenth of that. The views own their bytes (nothing else writes them), but share their
+ * `buffer`: a kept record keeps its slab alive, and transferring `record.buffer` would take the
+ * neighbours with it — `record.slice()` gives an exclusive copy. One per reader (no shared state).
+ */
+export class PayloadSlab {
+  #slab: Uint8Array = new Uint8Array(0);
+  #used = 0;
+
+  /** A view of `n` (≤ SLAB_MAX_PAYLOAD) fresh bytes for the caller to fill. */
+  take(n: number): Uint8Array {
+    if (this.#used + n > this.#slab.length) {
+      this.#slab = allocBytes(SLAB_SIZE);
+      this.#used = 0;
+    }
+    const v = new Uint8Array(this.#slab.buffer, this.#used, n);
+    this.#used = (this.#used + n + 7) & ~7;
+    return v;
+  }
+}
+
 /** Bytes in memory as a source (no copy: the caller must not change them while reading). */
 export function bytesSource(bytes: Uint8Array, name: string): SyncByteSource {
   return {
