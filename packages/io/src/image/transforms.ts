@@ -218,14 +218,36 @@ export function randomSizeCrop(
 export function flipLeftRight(src: HostImage): HostImage {
   const [h, w, c] = checkImage(src, 'flip');
   const out = allocImage(src.data instanceof Uint8Array ? 'uint8' : 'float32', h, w, c);
+  // One monomorphic loop per array type: this runs once per training image.
+  if (src.data instanceof Uint8Array) mirrorRows(src.data, out.data as Uint8Array, h, w, c);
+  else mirrorRows(src.data, out.data as Float32Array, h, w, c);
+  return out;
+}
+
+function mirrorRows<T extends Uint8Array | Float32Array>(
+  from: T,
+  to: T,
+  h: number,
+  w: number,
+  c: number,
+): void {
+  const row = w * c;
   for (let y = 0; y < h; y++) {
+    const base = y * row;
+    if (c === 3) {
+      for (let s = base, d = base + row - 3; s < base + row; s += 3, d -= 3) {
+        to[d] = from[s] as number;
+        to[d + 1] = from[s + 1] as number;
+        to[d + 2] = from[s + 2] as number;
+      }
+      continue;
+    }
     for (let x = 0; x < w; x++) {
-      const from = (y * w + x) * c;
-      const to = (y * w + (w - 1 - x)) * c;
-      for (let k = 0; k < c; k++) out.data[to + k] = src.data[from + k] as number;
+      const s = base + x * c;
+      const d = base + (w - 1 - x) * c;
+      for (let k = 0; k < c; k++) to[d + k] = from[s + k] as number;
     }
   }
-  return out;
 }
 
 /** Per-channel values: one number for every channel, or one per channel. */
@@ -262,11 +284,22 @@ export function colorNormalize(
   const s = std === undefined || std === null ? undefined : perChannel(std, c, 'std', op, img);
   const src32 = img.data;
   const out = new Float32Array(src32.length);
-  for (let k = 0; k < c; k++) {
-    const mk = m ? (m[k] as number) : 0;
-    const sk = s ? (s[k] as number) : 1;
-    // (x - mean) rounded to float32 before the division, as two float32 NDArray ops would.
-    for (let i = k; i < out.length; i += c) out[i] = Math.fround((src32[i] as number) - mk) / sk;
+  const mk = Float64Array.from({ length: c }, (_, k) => (m ? (m[k] as number) : 0));
+  const sk = Float64Array.from({ length: c }, (_, k) => (s ? (s[k] as number) : 1));
+  // (x - mean) rounded to float32 before the division, as two float32 NDArray ops would.
+  if (c === 3) {
+    const [m0, m1, m2] = mk as unknown as [number, number, number];
+    const [s0, s1, s2] = sk as unknown as [number, number, number];
+    for (let i = 0; i < out.length; i += 3) {
+      out[i] = Math.fround((src32[i] as number) - m0) / s0;
+      out[i + 1] = Math.fround((src32[i + 1] as number) - m1) / s1;
+      out[i + 2] = Math.fround((src32[i + 2] as number) - m2) / s2;
+    }
+  } else {
+    for (let i = 0; i < out.length; i++) {
+      const k = i % c;
+      out[i] = Math.fround((src32[i] as number) - (mk[k] as number)) / (sk[k] as number);
+    }
   }
   return { data: out, shape: img.shape };
 }
