@@ -2,177 +2,36 @@
  * @mx/io and @mx/gluon in headless Chromium (Debian's /usr/bin/chromium via playwright-core), on a
  * page bundled from source (bundle.ts) and served cross-origin isolated and plain
  * (server.ts), since DataLoader workers share SharedArrayBuffers only where the page is isolated:
- * - `image.imdecode` in the browser (createImageBitmap + OffscreenCanvas) gives the pixels that
- *   sharp gives in Node for the same PNG bytes exactly, and for JPEG within a few units (decoders'
- *   IDCT/upsampling differ); both are also held to the Pillow goldens of @mx/io.
+ * - `image.imdecode` in the browser gives the pixels that sharp gives in Node for the same PNG
+ *   bytes exactly — PNGs with alpha included: the stored color of transparent and semi-transparent
+ *   pixels, as OpenCV keeps it (flag=1 drops alpha) — and for JPEG within a few units (decoders'
+ *   IDCT/upsampling differ); fixtures are also held to the Pillow goldens of @mx/io, generated PNGs
+ *   (gluon-io-page/alpha-pngs.ts) to the pixels they store. Each browser decoding path on its own
+ *   (WebCodecs ImageDecoder, WebGL2, 2d canvas) is checked against sharp's RGBA, and truncated PNGs
+ *   are refused with an MXNetError. (What is compared with what: gluon-io-images.ts.)
  * - a DataLoader with `numWorkers: 2` (Web Workers from a Blob URL) yields the same batches as
  *   `numWorkers: 0` over two seeded-shuffle epochs, and `dispose()` ends its workers.
  * Without Chromium the tests are skipped with a printed reason.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { image } from '@mx/io';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleSmokePage, type SmokeBundle } from './bundle.js';
+import { imageBytes, imdecodeProblems, pathProblems, pngsWithAlpha, sharpRgba } from './gluon-io-images.js';
 import {
+  DECODE_SETUPS,
   type FlatArray,
   type GluonIoResults,
-  IMAGE_FIXTURES,
-  type ImageFixture,
-  type ImageResult,
   type LoaderResult,
+  PAGE_IMAGES,
 } from './gluon-io-page/types.js';
 import { collectResults, haveChromium, launchChromium, warnNoChromium } from './harness.js';
 import { type SmokeServer, startSmokeServer } from './server.js';
 
 const TIMEOUT = 90_000;
-const IO_SRC = new URL('../../../packages/io/src/', import.meta.url);
 
 warnNoChromium('@mx/browser-smoke (gluon/io)');
 const browserIt = haveChromium ? it : it.skip;
-
-interface GoldenCase {
-  readonly file: string;
-  readonly height: number;
-  readonly width: number;
-  readonly rgb: string;
-  readonly gray: string;
-  readonly tolerance: number;
-  readonly gray_tolerance: number;
-}
-const GOLDEN = new Map(
-  (
-    JSON.parse(readFileSync(new URL('__golden__/image-decode.json', IO_SRC), 'utf8')) as {
-      cases: GoldenCase[];
-    }
-  ).cases.map((c) => [c.file, c]),
-);
-
-/** Browser vs sharp: PNG is lossless (exact); JPEG decoders may round IDCT/upsampling differently. */
-function sharpTolerance(file: ImageFixture): number {
-  return file.endsWith('.png') ? 0 : 3;
-}
-
-/** sharp as @mx/io resolves it (a dependency of @mx/io, not of this package). */
-const sharp = createRequire(new URL('package.json', new URL('../', IO_SRC)))('sharp') as (
-  input: Uint8Array,
-) => {
-  raw(): {
-    toBuffer(o: { resolveWithObject: true }): Promise<{ data: Uint8Array; info: { channels: number } }>;
-  };
-};
-
-const fixtureBytes = (file: ImageFixture): Uint8Array =>
-  new Uint8Array(readFileSync(new URL(`__fixtures__/images/${file}`, IO_SRC)));
-
-/** Alpha of every pixel (255 throughout for images without alpha), from sharp's raw decode. */
-async function alphaOf(file: ImageFixture): Promise<Uint8Array> {
-  const { data, info } = await sharp(fixtureBytes(file)).raw().toBuffer({ resolveWithObject: true });
-  const c = info.channels;
-  const n = data.length / c;
-  return Uint8Array.from({ length: n }, (_, p) =>
-    c === 2 || c === 4 ? (data[p * c + c - 1] as number) : 255,
-  );
-}
-
-/**
- * How far a pixel of alpha `a` may move through the canvas decoder: a 2d canvas stores colors
- * premultiplied, so c becomes round(c·a/255) and back round(p·255/a), off by at most
- * 0.5·255/a + 0.5 (documented in @mx/io's decode.ts). Opaque pixels must be exact; fully
- * transparent ones lose their color altogether (checked apart, see the skipped test).
- */
-function alphaTolerance(a: number): number {
-  return a === 255 ? 0 : Math.floor(127.5 / a + 0.5);
-}
-
-interface PixelDiff {
-  /** Largest difference over the pixels compared. */
-  readonly max: number;
-  /** Pixels (index) over their tolerance. */
-  readonly over: number[];
-}
-
-/** Compare HWC pixels (`c` channels) pixel by pixel; pixels with alpha 0 are left out. */
-function diffPixels(
-  got: ArrayLike<number>,
-  want: ArrayLike<number>,
-  c: number,
-  alpha: Uint8Array,
-  tolerance: (a: number) => number,
-): PixelDiff {
-  let max = 0;
-  const over: number[] = [];
-  for (let p = 0; p < alpha.length; p++) {
-    const a = alpha[p] as number;
-    if (a === 0) continue;
-    let d = 0;
-    for (let k = 0; k < c; k++)
-      d = Math.max(d, Math.abs((got[p * c + k] as number) - (want[p * c + k] as number)));
-    max = Math.max(max, d);
-    if (d > tolerance(a)) over.push(p);
-  }
-  return { max, over };
-}
-
-/**
- * Problems of one page's image results against sharp and the Pillow goldens ([] when all agree).
- * Pixels of alpha 0 are not compared here.
- */
-async function imageProblems(images: readonly ImageResult[], bundle: SmokeBundle): Promise<string[]> {
-  const problems: string[] = [];
-  const diffs: string[] = [];
-  for (const file of IMAGE_FIXTURES) {
-    const alpha = await alphaOf(file);
-    for (const flag of [1, 0] as const) {
-      const r = images.find((x) => x.file === file && x.flag === flag);
-      const what = `${file} flag ${flag}`;
-      if (r === undefined) {
-        problems.push(`${what}: not decoded on the page`);
-        continue;
-      }
-      if (r.error !== undefined || r.pixels === undefined) {
-        problems.push(`${what}: ${r.error?.message}\n${bundle.mapStack(r.error?.stack ?? '')}`);
-        continue;
-      }
-      const ref = await image.host.imdecode(fixtureBytes(file), { flag, backend: 'sharp' });
-      const golden = GOLDEN.get(file);
-      if (golden === undefined) throw new Error(`no golden for ${file}`);
-      const goldenPixels = Buffer.from(flag === 1 ? golden.rgb : golden.gray, 'base64');
-      const c = flag === 1 ? 3 : 1;
-      const goldenShape = [golden.height, golden.width, c];
-      if (r.dtype !== 'uint8') problems.push(`${what}: dtype ${r.dtype}, expected uint8`);
-      if (r.shape?.join(',') !== ref.shape.join(',') || ref.shape.join(',') !== goldenShape.join(',')) {
-        problems.push(
-          `${what}: shape [${r.shape}] on the page, sharp [${ref.shape}], Pillow [${goldenShape}]`,
-        );
-        continue;
-      }
-      // Gray is computed from the (perturbed) color channels: one more unit of rounding.
-      const extra = flag === 0 ? 1 : 0;
-      const premultiplied = (a: number) => (a === 255 ? 0 : alphaTolerance(a) + extra);
-      const sharpTol = sharpTolerance(file);
-      const goldenTol = flag === 1 ? golden.tolerance : golden.gray_tolerance;
-      const vsSharp = diffPixels(r.pixels, ref.data, c, alpha, (a) => Math.max(sharpTol, premultiplied(a)));
-      const vsPillow = diffPixels(r.pixels, goldenPixels, c, alpha, (a) =>
-        Math.max(goldenTol, premultiplied(a)),
-      );
-      diffs.push(`${what}: max |browser - sharp| ${vsSharp.max}, |browser - Pillow| ${vsPillow.max}`);
-      if (vsSharp.over.length > 0) {
-        problems.push(
-          `${what}: pixels ${vsSharp.over} differ from sharp beyond tolerance (max ${vsSharp.max})`,
-        );
-      }
-      if (vsPillow.over.length > 0) {
-        problems.push(
-          `${what}: pixels ${vsPillow.over} differ from Pillow beyond tolerance (max ${vsPillow.max})`,
-        );
-      }
-    }
-  }
-  console.log(`  ${diffs.join('\n  ')}`);
-  return problems;
-}
 
 /** Every batch row must be the row of its label: X[i] = (4i + j) * 0.25 - 3, j < 4. */
 function checkEpoch(epoch: readonly (readonly FlatArray[])[]): number[] {
@@ -260,23 +119,43 @@ describe('@mx/io image decoding and @mx/gluon DataLoader workers in headless Chr
     return p;
   }
 
-  // BUG in @mx/io (packages/io/src/image/decode.ts, decodeWithCanvas): a fully transparent pixel
-  // decodes to (0, 0, 0) in browsers, because the 2d canvas stores premultiplied colors, so the
-  // stored RGB of alpha-0 pixels is lost; OpenCV (MXNet's imdecode), sharp and Pillow keep it.
-  // rgba-6x4.png pixel 0 is (0, 198, 110, alpha 0): the page gives [0, 0, 0]. Unskip once the
-  // canvas path reads unpremultiplied pixels (e.g. WebGL2 texImage2D of the ImageBitmap with
-  // UNPACK_PREMULTIPLY_ALPHA_WEBGL false + readPixels).
-  it.skip('imdecode keeps the color of fully transparent PNG pixels, as OpenCV does', async () => {
-    const r = await results('/isolated/');
-    const file = 'rgba-6x4.png';
-    const got = r.images.find((x) => x.file === file && x.flag === 1)?.pixels ?? [];
-    const want = (await image.host.imdecode(fixtureBytes(file), { flag: 1, backend: 'sharp' })).data;
-    const alpha = await alphaOf(file);
-    const transparent = [...alpha.keys()].filter((p) => alpha[p] === 0);
-    expect(transparent.length).toBeGreaterThan(0);
-    for (const p of transparent)
-      expect(got.slice(3 * p, 3 * p + 3)).toEqual(Array.from(want.subarray(3 * p, 3 * p + 3)));
-  });
+  browserIt(
+    'imdecode keeps the stored color of fully transparent PNG pixels, as OpenCV does',
+    async () => {
+      const r = await results('/isolated/');
+      let transparent = 0;
+      for (const file of await pngsWithAlpha()) {
+        const got = r.images.find((x) => x.file === file && x.flag === 1)?.pixels ?? [];
+        const want = (await image.host.imdecode(imageBytes(file), { flag: 1, backend: 'sharp' })).data;
+        const { rgba } = await sharpRgba(file);
+        for (let p = 0; p < rgba.length / 4; p++) {
+          if (rgba[4 * p + 3] !== 0) continue;
+          transparent++;
+          expect([file, p, got.slice(3 * p, 3 * p + 3)]).toEqual([
+            file,
+            p,
+            Array.from(want.subarray(3 * p, 3 * p + 3)),
+          ]);
+        }
+      }
+      // The generated PNGs alone hold 29 (rgba-6x4.png 1 more): a vacuous pass would show here.
+      expect(transparent).toBeGreaterThanOrEqual(30);
+    },
+    TIMEOUT,
+  );
+
+  browserIt(
+    'imdecode of truncated PNGs (with alpha and without) throws an MXNetError saying it cannot decode',
+    async () => {
+      const r = await results('/isolated/');
+      expect(r.badImages.map((b) => b.what)).toEqual(['truncated rgba-6x4.png', 'truncated rgb-8x6.png']);
+      for (const b of r.badImages) {
+        expect(b.error?.name).toBe('MXNetError');
+        expect(b.error?.message).toMatch(/cannot decode the \d+-byte PNG image/);
+      }
+    },
+    TIMEOUT,
+  );
 
   for (const [path, isolated] of [
     ['/isolated/', true],
@@ -285,12 +164,28 @@ describe('@mx/io image decoding and @mx/gluon DataLoader workers in headless Chr
     const kind = isolated ? 'cross-origin isolated' : 'plain';
 
     browserIt(
-      `${kind} page: imdecode of PNG and JPEG (canvas decoder) matches sharp and Pillow`,
+      `${kind} page: imdecode of PNG and JPEG matches sharp, and Pillow or the stored pixels`,
       async () => {
         const r = await results(path);
         expect(r.crossOriginIsolated).toBe(isolated);
         expect(r.sharedArrayBuffer).toBe(isolated);
-        expect(await imageProblems(r.images, bundle)).toEqual([]);
+        const { problems, diffs } = await imdecodeProblems(r.images, bundle.mapStack);
+        console.log(`  ${diffs.join('\n  ')}`);
+        expect(problems).toEqual([]);
+      },
+      TIMEOUT,
+    );
+
+    browserIt(
+      `${kind} page: each browser decoding path (ImageDecoder, WebGL2, 2d) is taken where it should be and gives sharp's RGBA`,
+      async () => {
+        const r = await results(path);
+        const { problems, diffs } = await pathProblems(r.paths, bundle.mapStack);
+        console.log(`  ${diffs.join('\n  ')}`);
+        expect(problems).toEqual([]);
+        // Every PNG through each setup, plus one decode after dispose() per setup.
+        const pngs = PAGE_IMAGES.filter((f) => f.endsWith('.png')).length;
+        expect(r.paths.length).toBe(DECODE_SETUPS.length * (pngs + 1));
       },
       TIMEOUT,
     );

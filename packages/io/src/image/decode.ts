@@ -4,10 +4,10 @@
  * - Node: sharp (libvips), imported lazily with a computed specifier so that bundles for browsers
  *   neither include nor resolve it. ICC profiles are ignored, as OpenCV ignores them. EXIF
  *   orientation is not applied: the pixels come as stored (newer OpenCV versions rotate by it).
- * - Browsers: `createImageBitmap` (no premultiplication, no color-space conversion) drawn on an
- *   `OffscreenCanvas`, read back with `getImageData` (RGBA). Semi-transparent pixels lose
- *   precision there (canvases store premultiplied alpha), and 16-bit PNGs are reduced by the
- *   browser.
+ * - Browsers: `BrowserDecoder` (decode-browser.ts). JPEGs and opaque PNGs through
+ *   `createImageBitmap` + a 2d `OffscreenCanvas`; PNGs with alpha through WebCodecs' `ImageDecoder`
+ *   or WebGL2, which keep the stored colors of transparent pixels (a 2d canvas premultiplies them
+ *   away), with the 2d canvas as the last resort. 16-bit PNGs are reduced to 8 bits by the browser.
  *
  * Both give interleaved 8-bit pixels with 1-4 channels, converted here like OpenCV: flag=1 gives
  * 3 channels (alpha dropped, not composited; gray replicated), flag=0 one gray channel from
@@ -16,7 +16,10 @@
  * accepted, recognised by their signatures.
  */
 import { MXNetError } from '@mx/base';
+import { BrowserDecoder } from './decode-browser.js';
 import type { HostImage } from './host-image.js';
+
+export { type CanvasPlatform, decodeWithCanvas } from './decode-browser.js';
 
 /** Options of `imdecode` / `imread`. */
 export interface DecodeOptions {
@@ -24,7 +27,10 @@ export interface DecodeOptions {
   readonly flag?: 0 | 1;
   /** RGB order (default true, MXNet's); false gives OpenCV's BGR. */
   readonly toRgb?: boolean;
-  /** Decoder: 'auto' (default: sharp in Node, the canvas elsewhere), 'sharp' or 'canvas'. */
+  /**
+   * Decoder: 'auto' (default: sharp in Node, the browser's decoders elsewhere), 'sharp', or 'canvas'
+   * (the browser's: createImageBitmap with a 2d canvas, WebCodecs or WebGL2 for PNGs with alpha).
+   */
   readonly backend?: 'auto' | 'sharp' | 'canvas';
 }
 
@@ -142,52 +148,6 @@ function sharpRaw(sharp: SharpFactory): (bytes: Uint8Array) => Promise<RawPixels
   };
 }
 
-/** What the canvas path needs from the platform (globalThis in browsers; injectable for tests). */
-export interface CanvasPlatform {
-  createImageBitmap?: (
-    image: unknown,
-    options?: { premultiplyAlpha?: 'none'; colorSpaceConversion?: 'none' },
-  ) => Promise<{ width: number; height: number; close(): void }>;
-  OffscreenCanvas?: new (
-    width: number,
-    height: number,
-  ) => {
-    getContext(kind: '2d'): {
-      drawImage(image: unknown, x: number, y: number): void;
-      getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
-    } | null;
-  };
-}
-
-/** Decodes with `createImageBitmap` + `OffscreenCanvas` (RGBA pixels). */
-export async function decodeWithCanvas(
-  bytes: Uint8Array,
-  format: ImageFormat,
-  op = 'imdecode',
-  platform: CanvasPlatform = globalThis as CanvasPlatform,
-): Promise<RawPixels> {
-  const { createImageBitmap, OffscreenCanvas } = platform;
-  if (typeof createImageBitmap !== 'function' || typeof OffscreenCanvas !== 'function') {
-    throw new MXNetError('no image decoder here: createImageBitmap and OffscreenCanvas are missing', {
-      op,
-      hint: "in Node use the sharp backend ({ backend: 'sharp' }, npm install sharp)",
-    });
-  }
-  const B = (globalThis as { Blob?: new (parts: unknown[], options: { type: string }) => unknown }).Blob;
-  if (B === undefined) throw new MXNetError('no Blob here: the canvas decoder needs one', { op });
-  const blob = new B([bytes as Uint8Array<ArrayBuffer>], { type: `image/${format}` });
-  const bitmap = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
-  try {
-    const { width, height } = bitmap;
-    const ctx = new OffscreenCanvas(width, height).getContext('2d');
-    if (!ctx) throw new MXNetError('OffscreenCanvas has no 2d context here', { op });
-    ctx.drawImage(bitmap, 0, 0);
-    return { data: ctx.getImageData(0, 0, width, height).data, width, height, channels: 4 };
-  } finally {
-    bitmap.close();
-  }
-}
-
 function isNode(): boolean {
   const proc = (globalThis as { process?: { versions?: { node?: string } } }).process;
   return typeof proc?.versions?.node === 'string';
@@ -224,36 +184,54 @@ function checkInput(bytes: Uint8Array, flag: unknown, op: string): ImageFormat {
   return format;
 }
 
+/** A loaded decoder: sharp's, or a `BrowserDecoder` (which holds a WebGL2 context once needed). */
+interface RawDecoder {
+  decode(bytes: Uint8Array, format: ImageFormat): Promise<RawPixels>;
+  dispose?(): void;
+}
+
+async function rawDecoder(backend: DecodeOptions['backend'] = 'auto', op = 'imdecode'): Promise<RawDecoder> {
+  if (backend === 'sharp' || (backend === 'auto' && isNode())) {
+    return { decode: sharpRaw(await loadSharp(op)) };
+  }
+  return new BrowserDecoder(op);
+}
+
+async function decodeWith(
+  decoder: RawDecoder,
+  bytes: Uint8Array,
+  options: Omit<DecodeOptions, 'backend'>,
+  op: string,
+): Promise<HostImage<Uint8Array>> {
+  const { flag = 1, toRgb = true } = options;
+  const format = checkInput(bytes, flag, op);
+  let pixels: RawPixels;
+  try {
+    pixels = await decoder.decode(bytes, format);
+  } catch (e) {
+    if (e instanceof MXNetError) throw e;
+    const why = (e as Error)?.message ?? String(e);
+    throw new MXNetError(`cannot decode the ${bytes.length}-byte ${format.toUpperCase()} image: ${why}`, {
+      op,
+      cause: e,
+      hint: 'the data is truncated or corrupt',
+    });
+  }
+  return convertPixels(pixels, flag, toRgb, op);
+}
+
 /**
- * Loads the platform's decoder once ('auto': sharp in Node, the canvas elsewhere) and returns a
- * function that decodes with it — for loops over many images (an iterator's worker), where
- * `decodeImage` would look the decoder up on every call.
+ * Loads the platform's decoder once ('auto': sharp in Node, the browser's decoders elsewhere) and
+ * returns a function that decodes with it — for loops over many images (an iterator's worker),
+ * where `decodeImage` would look the decoder up (and, in browsers, make a WebGL2 context for an
+ * image with alpha where WebCodecs is missing) on every call.
  */
 export async function imageDecoder(
   backend: DecodeOptions['backend'] = 'auto',
   op = 'imdecode',
 ): Promise<ImageDecodeFn> {
-  const raw =
-    backend === 'sharp' || (backend === 'auto' && isNode())
-      ? sharpRaw(await loadSharp(op))
-      : (bytes: Uint8Array, format: ImageFormat) => decodeWithCanvas(bytes, format, op);
-  return async (bytes, options = {}) => {
-    const { flag = 1, toRgb = true } = options;
-    const format = checkInput(bytes, flag, op);
-    let pixels: RawPixels;
-    try {
-      pixels = await raw(bytes, format);
-    } catch (e) {
-      if (e instanceof MXNetError) throw e;
-      const why = (e as Error)?.message ?? String(e);
-      throw new MXNetError(`cannot decode the ${bytes.length}-byte ${format.toUpperCase()} image: ${why}`, {
-        op,
-        cause: e,
-        hint: 'the data is truncated or corrupt',
-      });
-    }
-    return convertPixels(pixels, flag, toRgb, op);
-  };
+  const decoder = await rawDecoder(backend, op);
+  return (bytes, options = {}) => decodeWith(decoder, bytes, options, op);
 }
 
 /**
@@ -267,5 +245,10 @@ export async function decodeImage(
 ): Promise<HostImage<Uint8Array>> {
   const { backend, ...rest } = options;
   checkInput(bytes, rest.flag ?? 1, op);
-  return (await imageDecoder(backend, op))(bytes, rest);
+  const decoder = await rawDecoder(backend, op);
+  try {
+    return await decodeWith(decoder, bytes, rest, op);
+  } finally {
+    decoder.dispose?.();
+  }
 }

@@ -1,15 +1,16 @@
 /**
- * The two checks the gluon/io page runs, each catching its own errors so one failing check still
- * reports the other: `image.imdecode` of the embedded fixtures (the browser's createImageBitmap +
- * OffscreenCanvas decoder, since the page has no `process`), and a DataLoader over host arrays with
- * worker threads (Web Workers from a Blob URL) and without. The test compares the results with
- * sharp's decode and between the loaders.
+ * The checks the gluon/io page runs, each catching its own errors so one failing check still
+ * reports the others: `image.imdecode` of the embedded fixtures and generated PNGs (the browser's
+ * decoders, since the page has no `process`) and of truncated PNGs, and a DataLoader over host
+ * arrays with worker threads (Web Workers from a Blob URL) and without. (Each browser decoding
+ * path on its own: decode-paths.ts.) The test compares the results with sharp's decode and between
+ * the loaders.
  */
 
 import type { NDArray, Runtime } from '@mx/ndarray';
-import { FIXTURE_BYTES } from './fixtures.js';
-import type { FlatArray, ImageResult, LoaderResult, PageError } from './types.js';
-import { IMAGE_FIXTURES } from './types.js';
+import { FIXTURE_BYTES, pageImageBytes } from './fixtures.js';
+import type { BadImageResult, FlatArray, ImageResult, LoaderResult, PageError } from './types.js';
+import { PAGE_IMAGES } from './types.js';
 
 type IoModule = typeof import('@mx/io');
 type GluonModule = typeof import('@mx/gluon');
@@ -19,19 +20,39 @@ export function pageError(e: unknown): PageError {
   return { message: String(e) };
 }
 
-/** Decode every fixture in color (flag 1) and gray (flag 0). */
+/** Decode every image in color (flag 1) and gray (flag 0). */
 export async function decodeImages(io: IoModule, rt: Runtime): Promise<ImageResult[]> {
   const out: ImageResult[] = [];
-  for (const file of IMAGE_FIXTURES) {
+  const bytes = pageImageBytes();
+  for (const file of PAGE_IMAGES) {
     for (const flag of [1, 0] as const) {
       try {
-        const x = await io.image.imdecode(rt, FIXTURE_BYTES[file], { flag });
+        const x = await io.image.imdecode(rt, bytes[file], { flag });
         const pixels = Array.from(await x.data(), Number);
         out.push({ file, flag, shape: [...x.shape], dtype: x.dtype, pixels });
         x.dispose();
       } catch (e) {
         out.push({ file, flag, error: pageError(e) });
       }
+    }
+  }
+  return out;
+}
+
+/** `imdecode` of truncated PNGs, with alpha (WebCodecs' path here) and without (the 2d canvas). */
+export async function decodeBadImages(io: IoModule, rt: Runtime): Promise<BadImageResult[]> {
+  const cases = [
+    ['truncated rgba-6x4.png', FIXTURE_BYTES['rgba-6x4.png'].subarray(0, -30)],
+    ['truncated rgb-8x6.png', FIXTURE_BYTES['rgb-8x6.png'].subarray(0, -30)],
+  ] as const;
+  const out: BadImageResult[] = [];
+  for (const [what, bytes] of cases) {
+    try {
+      (await io.image.imdecode(rt, bytes)).dispose();
+      out.push({ what });
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      out.push({ what, error: { name: err.name, message: err.message } });
     }
   }
   return out;

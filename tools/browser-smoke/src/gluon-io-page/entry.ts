@@ -1,9 +1,9 @@
 /**
- * The gluon/io page's script (bundled by bundle.ts). Loads the packages with dynamic
- * imports in dependency order, so a package that touches a Node-only API at load time is named by
- * `fatal.stage`; creates a cpu-wasm runtime; decodes the image fixtures with @mx/io and runs a
- * DataLoader with 2 workers and with none; leaves everything on `window.__results`. Nothing is
- * thrown out of `main`.
+ * The gluon/io page's script (bundled by bundle.ts). Loads the packages with dynamic imports in
+ * dependency order, so a package that touches a Node-only API at load time is named by
+ * `fatal.stage`; creates a cpu-wasm runtime; decodes the images with @mx/io (through `imdecode`,
+ * through each browser decoding path, and truncated ones) and runs a DataLoader with 2 workers and
+ * with none; leaves everything on `window.__results`. Nothing is thrown out of `main`.
  */
 import type { GluonIoResults } from './types.js';
 
@@ -15,6 +15,8 @@ async function main(): Promise<GluonIoResults> {
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     sharedArrayBuffer: typeof SharedArrayBuffer === 'function',
     images: [],
+    paths: [],
+    badImages: [],
     loaders: [],
   };
   let stage = 'load @mx/ndarray';
@@ -28,10 +30,14 @@ async function main(): Promise<GluonIoResults> {
     const gluon = await import('@mx/gluon');
     stage = 'load checks';
     const checks = await import('./checks.js');
+    const decodePaths = await import('./decode-paths.js');
     stage = 'createRuntime';
     const rt = ndarray.createRuntime({ backends: [new cpuWasm.CpuWasmBackend()] });
     stage = 'image checks';
     out.images = await checks.decodeImages(io, rt);
+    stage = 'decoding path checks';
+    out.paths = await decodePaths.decodePaths();
+    out.badImages = await checks.decodeBadImages(io, rt);
     stage = 'DataLoader checks';
     out.loaders = [await checks.runLoader(gluon, rt, 2), await checks.runLoader(gluon, rt, 0)];
     out.done = true;
