@@ -3,7 +3,7 @@
  * over a `.rec` file (optionally with its `.idx`). The main thread reads the records of its part
  * (`num_parts` / `part_index`), in order or shuffled per epoch, and hands each batch, split in
  * contiguous slices, to `preprocess_threads` worker threads that unpack, decode (sharp), augment
- * (MXNet's default chain, kernel.ts) and normalize; up to `prefetch_buffer` batches are in flight.
+ * (MXNet's default chain with its affine warp, kernel.ts) and normalize; up to `prefetch_buffer` batches are in flight.
  *
  * `next()` is synchronous as DataIter requires: it blocks on the workers' reply counter
  * (`Atomics.wait`), so it needs worker threads (Node). `nextAsync()` / `for await` work with any
@@ -22,6 +22,7 @@ import { MXIndexedRecordIO, MXRecordIO } from '../recordio/index.js';
 import { uriName } from '../recordio/recordio.js';
 import { indexedPartition } from '../recordio/window.js';
 import { type NdLike, ndOf } from '../runtime-of.js';
+import { augment } from './affine.js';
 import { type KernelParams, type RecordFn, recordKernel, recordSeed } from './kernel.js';
 import * as lib from './lib.js';
 import { type ImageRecordIterParams, resolveParams } from './params.js';
@@ -214,7 +215,7 @@ export class ImageRecordIter extends DataIter {
   }
 
   async #runLocal(job: Job, records: Uint8Array[], seeds: number[]): Promise<void> {
-    this.#local ??= recordKernel(lib, this.params);
+    this.#local ??= recordKernel({ image: lib.image, recordio: lib.recordio, augment }, this.params);
     const [c, h, w] = this.params.data_shape;
     const lw = this.params.label_width;
     for (let i = 0; i < records.length; i++) {

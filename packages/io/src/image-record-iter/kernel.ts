@@ -1,19 +1,56 @@
 /**
  * The per-record work of ImageRecordIter: unpack the IRHeader, decode, MXNet's default augmenter
- * chain, HWC -> CHW with mean/std/scale (float32) or as is (uint8), written into a batch buffer.
+ * chain (image_aug_default.cc: resize, affine warp, pad, crop; then mirror and color), HWC -> CHW
+ * with mean/std/scale (float32) or as is (uint8), written into a batch buffer.
  *
  * `recordKernel` is self-contained (no imports, nothing referenced outside its body): the worker
  * threads evaluate its source text (see worker-host.ts) and pass in `lib`, the `image` and
- * `recordio` namespaces of @mx/io as the worker imported them; the main thread (for
- * `preprocess_threads: 0`) passes the same namespaces, so both run the same code.
+ * `recordio` namespaces of @mx/io as the worker imported them plus the affine helpers of
+ * affine.ts; the main thread (for `preprocess_threads: 0`) passes the same, so both run the same
+ * code.
+ *
+ * Random draws: MXNet draws from one std::mt19937 per thread through std distributions, so its
+ * numbers depend on which thread gets which record. Here every record has its own generator
+ * (`recordSeed`), an `ImageRandom` (CPython's `random` semantics: `random()`, `randint(a, b)`),
+ * and the draws are made in MXNet's order with MXNet's ranges: each
+ * `std::uniform_real_distribution<float>(0, 1)` is `fround(random())`, each
+ * `std::uniform_int_distribution(a, b)` is `randint(a, b)` (the affine step: shear, angle, the
+ * rotate_list index, scale, aspect ratio, then inter_method 10's pick; the crop: [inter_method 10's
+ * pick], y, x). The values therefore differ from any MXNet run, the distributions do not.
  */
 import type * as imageNs from '../image/index.js';
 import type * as recordioNs from '../recordio/index.js';
+import type { AugmentHelpers } from './affine.js';
 
 /** What the kernel needs of @mx/io. */
 export interface KernelLib {
   readonly image: typeof imageNs;
   readonly recordio: typeof recordioNs;
+  /** affine.ts's matrix and border helpers. */
+  readonly augment: AugmentHelpers;
+}
+
+/**
+ * MXNet's affine augmentation parameters, resolved (float parameters rounded to float32, as
+ * MXNet holds them in C++ floats).
+ */
+export interface AffineParams {
+  /** The angle is drawn from the integers in [-max_rotate_angle, max_rotate_angle]. */
+  readonly max_rotate_angle: number;
+  /** The shear from [-max_shear_ratio, max_shear_ratio]. */
+  readonly max_shear_ratio: number;
+  /** A fixed angle when > 0 (replaces the drawn one). */
+  readonly rotate: number;
+  /** Angles to pick from (replaces both; empty: none). */
+  readonly rotate_list: readonly number[];
+  readonly min_random_scale: number;
+  readonly max_random_scale: number;
+  /** The aspect-ratio range (width / height) of the warp. */
+  readonly min_aspect: number;
+  readonly max_aspect: number;
+  /** Bounds of the warped image's width and height. */
+  readonly min_img_size: number;
+  readonly max_img_size: number;
 }
 
 /** Resolved parameters the kernel uses (plain data: it crosses to the workers). */
@@ -33,6 +70,11 @@ export interface KernelParams {
   readonly saturation: number;
   readonly pca_noise: number;
   readonly inter_method: number;
+  /** The affine warp, or null when no parameter asks for one. */
+  readonly affine: AffineParams | null;
+  /** Border added on every side after the warp (0: none), filled with `fill_value`. */
+  readonly pad: number;
+  readonly fill_value: number;
   readonly mean: readonly [number, number, number];
   readonly std: readonly [number, number, number];
   readonly scale: number;
@@ -83,12 +125,47 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
     let img: imageNs.HostImage = await decoder(bytes, { flag: c === 1 ? 0 : 1 });
     const rng = new lib.image.ImageRandom(seed);
     const interp = p.inter_method;
+    const pick = (sizes: [number, number, number, number]) => lib.image.getInterpMethod(interp, sizes, rng);
     if (p.resize > 0) {
       const [rows, cols] = img.shape;
       const nh = rows > cols ? Math.floor((p.resize * rows) / cols) : p.resize;
       const nw = rows > cols ? p.resize : Math.floor((p.resize * cols) / rows);
-      img = host.imresize(img, nw, nh, interp);
+      img = host.imresize(img, nw, nh, pick([rows, cols, nh, nw]));
     }
+    const a = p.affine;
+    if (a !== null) {
+      const f = Math.fround;
+      const [rows, cols] = img.shape;
+      const shear = f(f(f(f(rng.random()) * a.max_shear_ratio) * 2) - a.max_shear_ratio);
+      let angle = rng.randint(-a.max_rotate_angle, a.max_rotate_angle);
+      if (a.rotate > 0) angle = a.rotate;
+      if (a.rotate_list.length > 0) angle = a.rotate_list[rng.randint(0, a.rotate_list.length - 1)] as number;
+      let scale = 1;
+      let ratio = 1;
+      if (!p.random_resized_crop) {
+        scale = f(f(f(rng.random()) * f(a.max_random_scale - a.min_random_scale)) + a.min_random_scale);
+        ratio = f(f(f(rng.random()) * f(a.max_aspect - a.min_aspect)) + a.min_aspect);
+      }
+      const m = lib.augment.affineMatrix(
+        angle,
+        shear,
+        scale,
+        ratio,
+        cols,
+        rows,
+        a.min_img_size,
+        a.max_img_size,
+      );
+      const [nw, nh] = m.dsize;
+      if (nw < 1 || nh < 1) {
+        throw fail(
+          `the affine augmentation (scale ${scale}, aspect ratio ${ratio}) makes the ${cols}x${rows} image ${nw}x${nh}`,
+          'raise min_random_scale or min_img_size',
+        );
+      }
+      img = lib.image.warpAffine(img, m.matrix, m.dsize, pick([rows, cols, nh, nw]), p.fill_value);
+    }
+    if (p.pad > 0) img = lib.augment.copyMakeBorder(img, p.pad, p.fill_value);
     if (p.random_resized_crop) {
       img = host.randomSizeCrop(
         img,
@@ -99,10 +176,13 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
       )[0];
     } else {
       const [rows, cols] = img.shape;
+      // MXNet's center-crop path asks for an interpolation even when it does not resize
+      if (interp === 10) rng.randint(0, 4);
       if (rows < h || cols < w) {
+        const warped = a !== null ? ' after the affine warp' : '';
         throw fail(
-          `the image is ${cols}x${rows} (w x h), smaller than the ${w}x${h} of data_shape`,
-          'set resize to at least the crop size, or use smaller data_shape',
+          `the image is ${cols}x${rows} (w x h)${warped}, smaller than the ${w}x${h} of data_shape`,
+          `set resize to at least the crop size, or use smaller data_shape${warped ? ', or raise min_random_scale' : ''}`,
         );
       }
       let y = rows - h;

@@ -1,7 +1,7 @@
 /**
  * Worker threads of ImageRecordIter (Node `worker_threads`, reached through
  * `process.getBuiltinModule`, so browser bundles never import it). The worker evaluates program
- * text: `workerMain` and `recordKernel`, stringified, with a module importer that stays a real
+ * text: `workerMain`, `recordKernel` and the affine helpers (affine.ts), stringified, with a module importer that stays a real
  * `import()` in the text (a transpiler would rewrite one inside the functions), so no bundler has to find a worker file; it
  * imports @mx/io's image and RecordIO code by URL (lib.ts). Each worker answers on its own
  * MessageChannel and bumps a shared counter after every reply, so the main thread can wait for a
@@ -9,6 +9,7 @@
  * Workers are unref'd: an abandoned iterator never keeps the process alive.
  */
 import { MXNetError } from '@mx/base';
+import { type AugmentHelpers, augmentSource } from './affine.js';
 import { type KernelLib, type KernelParams, type RecordFn, recordKernel } from './kernel.js';
 import { workerModule } from './lib.js';
 
@@ -43,6 +44,7 @@ export type WorkerReply =
 export function workerMain(
   kernel: typeof recordKernel,
   importModule: (url: string) => Promise<Record<string, unknown>>,
+  augment: AugmentHelpers,
 ): void {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   // biome-ignore lint/suspicious/noExplicitAny: the worker's own view of node:worker_threads
@@ -85,7 +87,7 @@ export function workerMain(
           });
     const ready: Promise<RecordFn> = loader
       .then(() => importModule(moduleUrl))
-      .then((m) => kernel(m as unknown as KernelLib, params));
+      .then((m) => kernel({ image: m.image, recordio: m.recordio, augment } as KernelLib, params));
     const [c, h, w] = params.data_shape;
     const size = c * h * w;
     let chain: Promise<void> = Promise.resolve();
@@ -145,7 +147,7 @@ export function workerSource(): string {
   return [
     "'use strict';",
     'var __name = (fn, _name) => fn;',
-    `(${workerMain.toString()})(${recordKernel.toString()}, (url) => import(url));`,
+    `(${workerMain.toString()})(${recordKernel.toString()}, (url) => import(url), ${augmentSource()});`,
     '',
   ].join('\n');
 }

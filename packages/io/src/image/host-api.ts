@@ -37,3 +37,4 @@ export {
   resizeShort,
   scaleDown,
 } from './transforms.js';
+export { type AffineMatrix, warpAffine } from './warp.js';

@@ -65,3 +65,4 @@ export {
   type InterpCode,
 } from './resize.js';
 export type { ChannelValues, CropRect, FixedCropOptions, ResizeOptions } from './transforms.js';
+export { type AffineMatrix, warpAffine } from './warp.js';
