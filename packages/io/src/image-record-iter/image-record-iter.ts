@@ -67,6 +67,12 @@ export class ImageRecordIter extends DataIter {
   #nextBatch = 0;
   #numBatches = 0;
   #jobs: Job[] = [];
+  /**
+   * Batch buffers whose batch was taken (`nd.array` copied them), for the next batches: memory the
+   * workers have written before, rather than a fresh 38 MB per ImageNet batch to fault in. Buffers
+   * of batches dropped by reset() are not reused (a worker may still be writing them).
+   */
+  #spare: { data: Float32Array | Uint8Array; label: Float32Array }[] = [];
   #jobId = 0;
   #rr = 0;
 
@@ -168,15 +174,26 @@ export class ImageRecordIter extends DataIter {
     }
     const [c, h, w] = this.params.data_shape;
     const size = bs * c * h * w;
+    // With workers, the batch lives in shared memory that they write directly (no reply copies).
+    const shared = this.#workers.length > 0 && typeof SharedArrayBuffer === 'function';
+    const buf = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    const spare = this.#spare.pop();
     const job: Job = {
       id: this.#jobId++,
       positions,
       pad,
-      data: this.params.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size),
-      label: new Float32Array(bs * this.params.label_width),
+      data:
+        spare?.data ??
+        (this.params.dtype === 'uint8' ? new Uint8Array(buf(size)) : new Float32Array(buf(size * 4))),
+      label: spare?.label ?? new Float32Array(buf(bs * this.params.label_width * 4)),
       remaining: 0,
       error: undefined,
     };
+    if (spare !== undefined && positions.length < bs) {
+      // the slots of a padded batch (round_batch false) that no record fills stay zeros
+      job.data.fill(0, positions.length * c * h * w);
+      job.label.fill(0, positions.length * this.params.label_width);
+    }
     const records = positions.map((p) => this.#read(p));
     const seeds = positions.map((p) => recordSeed(this.#seed, this.#epoch, p));
     if (this.#workers.length === 0) {
@@ -193,6 +210,7 @@ export class ImageRecordIter extends DataIter {
         start: s,
         records: records.slice(s, s + chunk),
         seeds: seeds.slice(s, s + chunk),
+        ...(shared ? { data: job.data, label: job.label } : {}),
       });
       job.remaining++;
     }
@@ -203,7 +221,7 @@ export class ImageRecordIter extends DataIter {
     this.#rec.seekOffset(this.#offsets[position] as number);
     const bytes = this.#rec.read();
     if (bytes === null) throw this.#recordError(position, 'the record cannot be read');
-    return new Uint8Array(bytes);
+    return bytes; // a fresh payload (a slab view when small: the worker host copies those)
   }
 
   #recordError(position: number, message: string, hint?: string): MXNetError {
@@ -282,6 +300,7 @@ export class ImageRecordIter extends DataIter {
       }
       return;
     }
+    if (m.data === undefined || m.label === undefined) return; // written into the shared batch
     const [c, h, w] = this.params.data_shape;
     job.data.set(m.data, m.start * c * h * w);
     job.label.set(m.label, m.start * this.params.label_width);
@@ -358,6 +377,8 @@ export class ImageRecordIter extends DataIter {
       data.dispose();
       throw e;
     }
+    // nd.array copied both (synchronously): the buffers can take another batch
+    this.#spare.push({ data: job.data, label: job.label });
     return new DataBatch([data], [label], {
       pad: job.pad,
       index: job.positions,

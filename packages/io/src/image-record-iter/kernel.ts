@@ -98,7 +98,8 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
   const eigvec = lib.image.IMAGENET_EIGVEC;
   const [c, h, w] = p.data_shape;
   const plane = h * w;
-  let decoder: ((b: Uint8Array, o: { flag: 0 | 1 }) => Promise<imageNs.HostImage<Uint8Array>>) | undefined;
+  const plainCrop = p.resize <= 0 && p.affine === null && p.pad === 0 && !p.random_resized_crop;
+  let decoder: imageNs.host.ImageDecodeFn | undefined;
   const fail = (message: string, hint?: string) => {
     const e = new Error(message) as Error & { hint?: string };
     if (hint !== undefined) e.hint = hint;
@@ -122,9 +123,18 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
       label.set(header.label, labelOffset);
     }
     decoder ??= await host.imageDecoder('auto', 'ImageRecordIter');
-    let img: imageNs.HostImage = await decoder(bytes, { flag: c === 1 ? 0 : 1 });
+    const flag = c === 1 ? 0 : 1;
     const rng = new lib.image.ImageRandom(seed);
     const interp = p.inter_method;
+    // A plain crop of the decoded image (no resize, warp or pad before it): draw it from the size in
+    // the header, in the same order as below, and decode only that region (the same pixels).
+    const size = plainCrop ? host.imageSize(bytes) : undefined;
+    if (size !== undefined && size[0] >= w && size[1] >= h) {
+      const [x, y] = cropAt(size[1], size[0], rng);
+      const img = await decoder(bytes, { flag, region: { x, y, width: w, height: h } });
+      return write(img, rng, data, offset);
+    }
+    let img: imageNs.HostImage = await decoder(bytes, { flag });
     const pick = (sizes: [number, number, number, number]) => lib.image.getInterpMethod(interp, sizes, rng);
     if (p.resize > 0) {
       const [rows, cols] = img.shape;
@@ -176,8 +186,6 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
       )[0];
     } else {
       const [rows, cols] = img.shape;
-      // MXNet's center-crop path asks for an interpolation even when it does not resize
-      if (interp === 10) rng.randint(0, 4);
       if (rows < h || cols < w) {
         const warped = a !== null ? ' after the affine warp' : '';
         throw fail(
@@ -185,17 +193,30 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
           `set resize to at least the crop size, or use smaller data_shape${warped ? ', or raise min_random_scale' : ''}`,
         );
       }
-      let y = rows - h;
-      let x = cols - w;
-      if (p.rand_crop) {
-        y = rng.randint(0, y);
-        x = rng.randint(0, x);
-      } else {
-        y = Math.floor(y / 2);
-        x = Math.floor(x / 2);
-      }
+      const [x, y] = cropAt(rows, cols, rng);
       if (x !== 0 || y !== 0 || rows !== h || cols !== w) img = host.fixedCrop(img, x, y, w, h);
     }
+    return write(img, rng, data, offset);
+  };
+
+  /** The crop's corner [x, y] in a rows x cols image: random or centred, with MXNet's draws. */
+  function cropAt(rows: number, cols: number, rng: imageNs.ImageRandom): [number, number] {
+    // MXNet's center-crop path asks for an interpolation even when it does not resize
+    if (p.inter_method === 10) rng.randint(0, 4);
+    if (p.rand_crop) {
+      const y = rng.randint(0, rows - h);
+      return [rng.randint(0, cols - w), y];
+    }
+    return [Math.floor((cols - w) / 2), Math.floor((rows - h) / 2)];
+  }
+
+  /** Mirror, color changes, then HWC -> CHW with mean/std/scale (or as is) into the batch. */
+  async function write(
+    img: imageNs.HostImage,
+    rng: imageNs.ImageRandom,
+    data: Float32Array | Uint8Array,
+    offset: number,
+  ): Promise<void> {
     // the mirror is applied while writing CHW below (the color changes do not depend on position)
     const mirror = p.rand_mirror && rng.random() < 0.5;
     if (p.brightness > 0 || p.contrast > 0 || p.saturation > 0 || p.pca_noise > 0) {
@@ -209,6 +230,10 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
       }
     }
     const src = img.data;
+    if (src instanceof Uint8Array && data instanceof Float32Array && c === 3) {
+      rgbToPlanes(src, data, offset, mirror);
+      return;
+    }
     for (let k = 0; k < c; k++) {
       const o = offset + k * plane;
       const m = p.mean[k] as number;
@@ -227,7 +252,31 @@ export function recordKernel(lib: KernelLib, p: KernelParams): RecordFn {
         }
       }
     }
-  };
+  }
+
+  /**
+   * The common case of the loop above in one pass over the pixels (uint8 RGB in, float32 planes
+   * out): each pixel read once, its three channels written to the three planes; same values.
+   */
+  function rgbToPlanes(src: Uint8Array, data: Float32Array, offset: number, mirror: boolean): void {
+    const [m0, m1, m2] = p.mean;
+    const f0 = p.scale / p.std[0];
+    const f1 = p.scale / p.std[1];
+    const f2 = p.scale / p.std[2];
+    const o1 = offset + plane;
+    const o2 = offset + 2 * plane;
+    for (let y = 0; y < h; y++) {
+      const row = y * w;
+      let s = (row + (mirror ? w - 1 : 0)) * 3;
+      const step = mirror ? -3 : 3;
+      for (let x = 0; x < w; x++, s += step) {
+        const d = row + x;
+        data[offset + d] = ((src[s] as number) - m0) * f0;
+        data[o1 + d] = ((src[s + 1] as number) - m1) * f1;
+        data[o2 + d] = ((src[s + 2] as number) - m2) * f2;
+      }
+    }
+  }
 }
 
 /**

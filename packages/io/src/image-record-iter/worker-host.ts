@@ -19,6 +19,12 @@ export interface WorkerTask {
   readonly start: number;
   readonly records: Uint8Array[];
   readonly seeds: number[];
+  /**
+   * The whole batch's pixels and labels in shared memory: the worker writes its records' slots
+   * (from `start`) there and replies without them. Without these it replies with its own arrays.
+   */
+  readonly data?: Float32Array | Uint8Array;
+  readonly label?: Float32Array;
 }
 
 /** A worker's reply. */
@@ -27,8 +33,9 @@ export type WorkerReply =
       readonly type: 'result';
       readonly job: number;
       readonly start: number;
-      readonly data: Float32Array | Uint8Array;
-      readonly label: Float32Array;
+      /** The task's pixels and labels, unless it wrote them into the batch's shared memory. */
+      readonly data?: Float32Array | Uint8Array;
+      readonly label?: Float32Array;
     }
   | {
       readonly type: 'error';
@@ -106,35 +113,49 @@ export function workerMain(
         return;
       }
       const n = t.records.length;
-      const data = params.dtype === 'uint8' ? new Uint8Array(n * size) : new Float32Array(n * size);
-      const label = new Float32Array(n * params.label_width);
-      for (let i = 0; i < n; i++) {
-        try {
-          await fn(
-            t.records[i] as Uint8Array,
-            t.seeds[i] as number,
-            data,
-            i * size,
-            label,
-            i * params.label_width,
-          );
-        } catch (e) {
-          const x = e as { message?: string; hint?: string };
-          send({
-            type: 'error',
-            job: t.job,
-            start: t.start,
-            at: i,
-            message: x?.message ?? String(e),
-            hint: x?.hint,
-          });
-          return;
+      const shared = t.data !== undefined && t.label !== undefined;
+      const lw = params.label_width;
+      const data =
+        t.data ?? (params.dtype === 'uint8' ? new Uint8Array(n * size) : new Float32Array(n * size));
+      const label = t.label ?? new Float32Array(n * lw);
+      const base = shared ? t.start : 0;
+      // Two records in flight: one decodes on libuv's pool while the other is written here, so the
+      // thread is not idle between decodes. Records write disjoint slots and draw from their own
+      // seeds, so the order they finish in changes nothing; the first failing record is reported.
+      let next = 0;
+      const failures: { at: number; error: unknown }[] = [];
+      const lane = async () => {
+        while (failures.length === 0 && next < n) {
+          const i = next++;
+          try {
+            const slot = base + i;
+            await fn(t.records[i] as Uint8Array, t.seeds[i] as number, data, slot * size, label, slot * lw);
+          } catch (e) {
+            failures.push({ at: i, error: e });
+          }
         }
+      };
+      await Promise.all([lane(), lane()]);
+      const failed = failures.sort((a, b) => a.at - b.at)[0];
+      if (failed !== undefined) {
+        const x = failed.error as { message?: string; hint?: string };
+        send({
+          type: 'error',
+          job: t.job,
+          start: t.start,
+          at: failed.at,
+          message: x?.message ?? String(failed.error),
+          hint: x?.hint,
+        });
+        return;
       }
-      send({ type: 'result', job: t.job, start: t.start, data, label }, [
-        data.buffer as ArrayBuffer,
-        label.buffer as ArrayBuffer,
-      ]);
+      if (shared) send({ type: 'result', job: t.job, start: t.start });
+      else {
+        send({ type: 'result', job: t.job, start: t.start, data, label }, [
+          data.buffer as ArrayBuffer,
+          label.buffer as ArrayBuffer,
+        ]);
+      }
     };
     port.on('message', (t) => {
       chain = chain.then(() => run(t as WorkerTask));

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decodeImage } from './decode.js';
+import { decodeImage, imageDecoder } from './decode.js';
 import {
   type BrowserDecodePlatform,
   BrowserDecoder,
@@ -20,6 +20,7 @@ import {
   type WebGL2Like,
 } from './decode-browser.js';
 import { expectMXNetError } from './test-util.js';
+import { fixedCrop } from './transforms.js';
 
 const fixture = (name: string) =>
   new Uint8Array(readFileSync(new URL(`../__fixtures__/images/${name}`, import.meta.url)));
@@ -379,6 +380,21 @@ describe("imdecode with backend 'canvas' on a browser-like global", () => {
     // Stand-in byte at (y, x, k) is 10y + 4x + k in BGRA order: RGB = (k=2, 1, 0).
     expect(Array.from(img.data.subarray(0, 6))).toEqual([2, 1, 0, 6, 5, 4]);
     expect(Array.from(img.data.subarray(18, 21))).toEqual([12, 11, 10]);
+  });
+
+  it('decodes a region by cropping what the browser decoded (imageDecoder region)', async () => {
+    vi.stubGlobal(
+      'ImageDecoder',
+      standInImageDecoder({ format: 'BGRA', width: 6, height: 4, stride: 24 }, []),
+    );
+    const decode = await imageDecoder('canvas');
+    const whole = await decode(fixture('rgba-6x4.png'));
+    const part = await decode(fixture('rgba-6x4.png'), { region: { x: 2, y: 1, width: 3, height: 2 } });
+    expect(part).toEqual(fixedCrop(whole, 2, 1, 3, 2));
+    await expectMXNetError(
+      () => decode(fixture('rgba-6x4.png'), { region: { x: 4, y: 0, width: 3, height: 1 } }),
+      'inside the 6x4 image',
+    );
   });
 
   it('still says what is missing where there is neither ImageDecoder nor a canvas', async () => {

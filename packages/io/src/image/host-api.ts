@@ -16,14 +16,17 @@ export {
 export {
   type CanvasPlatform,
   convertPixels,
+  type DecodeFnOptions,
   type DecodeOptions,
   decodeImage as imdecode,
   decodeWithCanvas,
   type ImageDecodeFn,
+  type ImageRegion,
   imageDecoder,
   type RawPixels,
   sniffFormat,
 } from './decode.js';
+export { imageSize } from './header.js';
 export { checkImage, describeImage, dtypeOf, hostImage } from './host-image.js';
 export { imresize } from './resize.js';
 export {
