@@ -1,5 +1,6 @@
 /**
- * The shared tsup settings, plus a `lib` reference at the top of the typings: RecordFileDataset
+ * The shared tsup settings, plus `shims` (the CJS build fills in `import.meta.url`, which DataLoader
+ * workers use to find the built package) and a `lib` reference at the top of the typings: RecordFileDataset
  * and parameter files implement `Disposable`, and consumers compiling for `lib: ["es2022"]` must
  * still know `Symbol.dispose` (the d.ts bundler drops `/// <reference lib>` from the sources).
  */
@@ -8,5 +9,6 @@ import shared from '../../tsup.shared.js';
 
 export default defineConfig({
   ...(shared as Options),
+  shims: true,
   dts: { banner: '/// <reference lib="esnext.disposable" />' },
 });

@@ -5,10 +5,15 @@
  */
 import { MXNetError } from '@mx/base';
 
+/** The built-in module `id` (e.g. 'node:fs'), or undefined where there is none (browsers). */
+export function maybeNodeBuiltin<T>(id: string): T | undefined {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  return proc?.getBuiltinModule?.(id) as T | undefined;
+}
+
 /** The built-in module `id` (e.g. 'node:fs'), or an MXNetError naming `op` and `hint`. */
 export function nodeBuiltin<T>(id: string, op: string, hint?: string): T {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const mod = proc?.getBuiltinModule?.(id) as T | undefined;
+  const mod = maybeNodeBuiltin<T>(id);
   if (mod === undefined) {
     throw new MXNetError(`${id} is not available here (reading files needs Node.js >= 20.16)`, {
       op,

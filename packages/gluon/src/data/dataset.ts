@@ -144,7 +144,7 @@ export abstract class Dataset<T = unknown> implements Iterable<T> {
   workerSpec(): WorkerDatasetSpec {
     throw new MXNetError(`a ${this.constructor.name} cannot be sent to DataLoader worker threads`, {
       op: 'DataLoader',
-      hint: 'workers rebuild ArrayDataset/SimpleDataset of host data, MNIST, ModuleDataset, and transforms of them; use numWorkers: 0 otherwise',
+      hint: 'workers rebuild ArrayDataset/SimpleDataset of host data, MNIST, CIFAR, RecordFileDataset, the image datasets, ModuleDataset, and transforms of them; use numWorkers: 0 otherwise',
     });
   }
 }

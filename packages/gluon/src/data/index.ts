@@ -32,9 +32,12 @@ export * as vision from './vision/index.js';
 export {
   importWorkerFn,
   type ModuleRef,
+  WORKER_INIT,
   type WorkerBatchifySpec,
   type WorkerDatasetSpec,
   type WorkerFnSpec,
+  type WorkerInfo,
+  type WorkerInstanceSpec,
   type WorkerRef,
   type WorkerSourceSpec,
   workerFn,

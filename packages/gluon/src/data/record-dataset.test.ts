@@ -3,7 +3,8 @@
  * records that hold the RecordIO magic and so span several parts, packed image-record headers)
  * and against dmlc-core's own files in @mx/io's fixtures (their manifest gives each record's
  * payload and offset, so an index in shuffled key order is checked record by record). Then the
- * `.idx` name rule (Python's splitext, stated from Python), DataLoader use, and bad input.
+ * `.idx` name rule (Python's splitext, stated from Python), DataLoader use (worker threads too:
+ * image-workers.test.ts checks those further), and bad input.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { createRuntime, type NDArray } from '@mx/ndarray';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataLoader } from './dataloader.js';
 import { idxPathOf, RecordFileDataset } from './record-dataset.js';
+import { importWorkerFn } from './worker-spec.js';
 
 const rt = createRuntime({ backends: [new CpuWasmBackend({ initialPages: 16 })] });
 afterAll(() => rt.dispose());
@@ -170,9 +172,13 @@ describe('RecordFileDataset', () => {
     expect(idxPathOf('C:\\d.x\\f.rec')).toBe('C:\\d.x\\f.idx');
   });
 
-  it('works with a DataLoader on the calling thread; worker threads are refused up front', async () => {
+  it('works with a DataLoader on the calling thread and in worker threads (each opens the file)', async () => {
     const ds = new RecordFileDataset(writeRec('loader', WRITTEN));
-    const lengths = ds.transform((r: Uint8Array) => r.length);
+    const byteLength = await importWorkerFn(
+      new URL('./__fixtures__/pipeline.mjs', import.meta.url),
+      'byteLength',
+    );
+    const lengths = ds.transform(byteLength);
     const loader = new DataLoader<NDArray>(rt, lengths, { batchSize: 4 });
     const batches = Array.from(loader, (b) => {
       const v = Array.from(b.dataSync() as ArrayLike<number>);
@@ -183,20 +189,22 @@ describe('RecordFileDataset', () => {
       [10, 0, 3, 12],
       [1000, 6],
     ]);
-    const threaded = new DataLoader(rt, lengths, { batchSize: 4, numWorkers: 2 });
-    let error: unknown;
+    const threaded = new DataLoader<NDArray>(rt, lengths, { batchSize: 4, numWorkers: 2 });
+    const fromWorkers: number[][] = [];
     try {
-      for await (const _ of threaded) throw new Error('no batch expected');
-    } catch (e) {
-      error = e;
+      for await (const b of threaded) {
+        fromWorkers.push(Array.from(b.dataSync() as ArrayLike<number>));
+        b.dispose();
+      }
     } finally {
       await threaded.dispose();
     }
-    expect(error).toBeInstanceOf(MXNetError);
-    expect((error as MXNetError).message).toMatch(
-      /RecordFileDataset.*loader\.rec.*cannot be sent to DataLoader worker/,
-    );
-    expect((error as MXNetError).hint).toMatch(/numWorkers: 0/);
+    expect(fromWorkers).toEqual(batches);
+    // Workers need a sendable source: not InMemoryFiles, and not a subclass they do not know.
+    const mem = new RecordFileDataset({ rec: new InMemoryFile('m.rec'), idx: new InMemoryFile('m.idx') });
+    expect(() => mem.workerSpec()).toThrow(/InMemoryFiles \(m\.rec\) cannot be sent/);
+    class Mine extends RecordFileDataset {}
+    expect(() => new Mine(join(tmp, 'loader.rec')).workerSpec()).toThrow(/a Mine cannot be sent/);
     ds.close();
   });
 

@@ -8,13 +8,15 @@
  * The file stays open (one reader, reads seek by key) until `close()`. Beyond MXNet, the `.rec`
  * and `.idx` can be given as bytes or InMemoryFiles (browsers, tests) instead of a path.
  *
- * Workers: a DataLoader worker thread cannot rebuild this dataset yet (the worker program has no
- * RecordIO reader and cannot import this package's TypeScript), so `workerSpec()` throws and says
- * what to use instead.
+ * Workers: a DataLoader worker thread builds its own RecordFileDataset from the built @mx/gluon
+ * (an `'instance'` spec with the file name, or the `{ rec, idx }` bytes), opens its own reader and
+ * closes it when the worker ends. Paths are made absolute when the dataset is made. In-memory
+ * InMemoryFiles cannot be sent (use bytes), nor can subclasses (give them a `workerSpec()`).
  */
 import { MXNetError } from '@mx/base';
 import { MXIndexedRecordIO, type RecordIOIndexUri, type RecordIOKey, type RecordIOUri } from '@mx/io';
 import { checkIndex, Dataset } from './dataset.js';
+import { gluonInstance } from './gluon-entry.js';
 import type { WorkerDatasetSpec } from './worker-spec.js';
 
 /** A `.rec` and its `.idx` given explicitly (bytes, InMemoryFiles, or paths). */
@@ -37,6 +39,19 @@ export function idxPathOf(filename: string): string {
   return `${dot > first ? filename.slice(0, dot) : filename}.idx`;
 }
 
+/** An absolute path (Node), so that a worker finds the same file whatever the working directory. */
+function absolute<T>(p: T): T {
+  if (typeof p !== 'string') return p;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const path = proc?.getBuiltinModule?.('node:path') as { resolve(p: string): string } | undefined;
+  return (path?.resolve(p) ?? p) as T;
+}
+
+/** Sources a worker can be sent: paths and bytes (not InMemoryFiles). */
+function sendable(x: unknown): boolean {
+  return typeof x === 'string' || x instanceof Uint8Array || x instanceof ArrayBuffer;
+}
+
 /** The raw records of a `.rec` file, in the order of the keys of its `.idx`. */
 export class RecordFileDataset extends Dataset<Uint8Array> {
   /** The record file (its path, or a name for bytes given in memory). */
@@ -45,6 +60,8 @@ export class RecordFileDataset extends Dataset<Uint8Array> {
   readonly idxFile: string;
   readonly #record: MXIndexedRecordIO;
   readonly #keys: readonly RecordIOKey[];
+  /** What the constructor was given, paths made absolute (for workers). */
+  readonly #source: string | RecordFileSource;
 
   /**
    * `filename`: path of the `.rec` (Node); its index is the same path with the extension
@@ -59,9 +76,11 @@ export class RecordFileDataset extends Dataset<Uint8Array> {
     if (typeof filename === 'string') {
       rec = filename;
       idx = idxPathOf(filename);
+      this.#source = absolute(filename);
     } else if (filename !== null && typeof filename === 'object' && 'rec' in filename && 'idx' in filename) {
       rec = filename.rec;
       idx = filename.idx;
+      this.#source = { rec: absolute(rec), idx: absolute(idx) };
     } else {
       throw new MXNetError('filename must be the path of a .rec file, or { rec, idx }', {
         op,
@@ -100,13 +119,17 @@ export class RecordFileDataset extends Dataset<Uint8Array> {
     this.close();
   }
 
+  /** Workers open the same file (or bytes) with a reader of their own (see the file comment). */
   override workerSpec(): WorkerDatasetSpec {
-    throw new MXNetError(
-      `a RecordFileDataset (${this.filename}) cannot be sent to DataLoader worker threads yet`,
-      {
-        op: 'DataLoader',
-        hint: 'use numWorkers: 0, or build the dataset in the workers with ModuleDataset.load(module, name, { filename }) whose factory returns new RecordFileDataset(filename) from the built @mx/gluon',
-      },
-    );
+    if (this.constructor !== RecordFileDataset) return super.workerSpec();
+    const src = this.#source;
+    if (typeof src !== 'string' && !(sendable(src.rec) && sendable(src.idx))) {
+      throw new MXNetError(
+        `a RecordFileDataset of InMemoryFiles (${this.filename}) cannot be sent to DataLoader worker threads`,
+        { op: 'DataLoader', hint: 'give { rec, idx } as bytes (Uint8Array) or paths, or use numWorkers: 0' },
+      );
+    }
+    const spec = gluonInstance('data.RecordFileDataset', [src], `a RecordFileDataset (${this.filename})`);
+    return { ...spec, length: this.length };
   }
 }

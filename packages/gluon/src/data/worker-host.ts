@@ -6,7 +6,9 @@
  * worker), with a module importer that stays a real `import()` in the text.
  *
  * Node workers are `unref`'d while nobody waits for them, so an abandoned iterator never keeps the
- * process alive; the DataLoader refs them only while it awaits a batch.
+ * process alive; the DataLoader refs them only while it awaits a batch. Terminating a Node worker
+ * first asks it to close what it opened and exit (`{ type: 'close' }`), and only forces it after
+ * CLOSE_GRACE_MS (a worker busy in a long synchronous transform).
  */
 import { MXNetError } from '@mx/base';
 import { hostKernels } from './host-kernels.js';
@@ -25,6 +27,9 @@ export function workerSource(): string {
     '',
   ].join('\n');
 }
+
+/** How long a Node worker gets to close its datasets and exit before it is terminated. */
+const CLOSE_GRACE_MS = 500;
 
 /** One worker, in either host. */
 export interface DataWorker {
@@ -73,9 +78,16 @@ export function spawnDataWorker(name: string, events: DataWorkerEvents): DataWor
     const w = new wt.Worker(workerSource(), { eval: true, name });
     w.unref();
     let terminating = false;
+    let alive = true;
+    let exited!: () => void;
+    const exit = new Promise<void>((resolve) => {
+      exited = resolve;
+    });
     w.on('message', (m) => events.message(m));
     w.on('error', (e) => events.failure(e));
     w.on('exit', (code) => {
+      alive = false;
+      exited();
       if (!terminating) events.failure(new Error(`the worker exited with code ${code}`));
     });
     return {
@@ -84,7 +96,17 @@ export function spawnDataWorker(name: string, events: DataWorkerEvents): DataWor
       unref: () => w.unref(),
       terminate: async () => {
         terminating = true;
-        await w.terminate();
+        if (!alive) return;
+        const force = setTimeout(() => void w.terminate(), CLOSE_GRACE_MS);
+        // Like the worker itself, closing never keeps the process alive.
+        (force as { unref?: () => void }).unref?.();
+        try {
+          w.postMessage({ type: 'close' });
+        } catch {
+          void w.terminate();
+        }
+        await exit;
+        clearTimeout(force);
       },
     };
   }

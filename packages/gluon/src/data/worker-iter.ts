@@ -110,7 +110,7 @@ export class WorkerPool {
         const slot: Slot = { id, worker, pending: new Map(), failure: undefined };
         live.add(worker);
         this.#slots.push(slot);
-        worker.post({ type: 'init', dataset, batchify });
+        worker.post({ type: 'init', dataset, batchify, worker: { id, numWorkers } });
       }
     } catch (e) {
       void this.terminate();

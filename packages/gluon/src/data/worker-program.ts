@@ -3,17 +3,31 @@
  * function (its text is what the worker evaluates, see worker-source.ts): no imports, no
  * references outside its body; the kernels and a module importer are passed in.
  *
- * Protocol. In: `{ type: 'init', dataset, batchify }` (specs, see worker-spec.ts), then any number
- * of `{ type: 'task', seq, indices }`. Out, one per task: `{ type: 'result', seq, batch }` (typed
+ * Protocol. In: `{ type: 'init', dataset, batchify, worker }` (specs, see worker-spec.ts; `worker`
+ * is the WorkerInfo `{ id, numWorkers }`), then any number of `{ type: 'task', seq, indices }`,
+ * and last `{ type: 'close' }`. Out, one per task: `{ type: 'result', seq, batch }` (typed
  * arrays the kernels allocated are transferred, not copied) or `{ type: 'error', seq, phase,
  * index, error }` with phase 'init' (building the pipeline: a module failed to load…), 'sample'
  * (reading or transforming sample `index`), 'batchify' or 'send' (the batch cannot be cloned).
  * Tasks run one at a time, in arrival order; user functions must be synchronous.
+ *
+ * Objects built from `'instance'` specs get their WORKER_INIT call (the key is spelled out here as
+ * `Symbol.for`, the program cannot import it). Datasets the worker built (`'instance'`, `'module'`)
+ * are the worker's own: `{ type: 'close' }` (sent before the thread is terminated) calls their
+ * `close()` or `[Symbol.dispose]()`, so files they opened are closed, and ends the thread; so does
+ * a `process.exit()` in the worker (Node's `exit` event).
  */
 import type { DTypeName, MXNetErrorContext } from '@mx/base';
 import type { HostArray } from '@mx/ndarray';
 import type { Fail, HostKernels } from './host-kernels.js';
-import type { WorkerBatchifySpec, WorkerDatasetSpec, WorkerFnSpec, WorkerSourceSpec } from './worker-spec.js';
+import type {
+  WorkerBatchifySpec,
+  WorkerDatasetSpec,
+  WorkerFnSpec,
+  WorkerInfo,
+  WorkerInstanceSpec,
+  WorkerSourceSpec,
+} from './worker-spec.js';
 
 /** Messages from a worker. */
 export type WorkerReply =
@@ -53,7 +67,15 @@ export function workerMain(
   interface Port {
     postMessage(message: unknown, transfer?: ArrayBufferLike[]): void;
   }
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const proc = (
+    globalThis as {
+      process?: {
+        getBuiltinModule?: (id: string) => unknown;
+        on?: (e: 'exit', cb: () => void) => void;
+        exit?: (code?: number) => void;
+      };
+    }
+  ).process;
   const wt = proc?.getBuiltinModule?.('node:worker_threads') as
     | { parentPort: Port & { on(event: 'message', cb: (m: unknown) => void): void } }
     | undefined;
@@ -83,12 +105,58 @@ export function workerMain(
     return { name: 'Error', message: String(e), stack: undefined };
   }
 
+  /** Set by 'init'. */
+  let info: WorkerInfo = { id: 0, numWorkers: 1 };
+  /** Objects to close when the thread ends. */
+  const owned: unknown[] = [];
+  const closeOwned = (): void => {
+    const dispose = (Symbol as { dispose?: symbol }).dispose;
+    for (const o of owned.splice(0)) {
+      try {
+        const x = o as Record<string | symbol, unknown>;
+        if (typeof x.close === 'function') (x.close as Fn).call(o);
+        else if (dispose !== undefined && typeof x[dispose] === 'function') (x[dispose] as Fn).call(o);
+      } catch {
+        // The thread is ending: nothing to report to.
+      }
+    }
+  };
+  proc?.on?.('exit', closeOwned);
+
   async function load(module: string, name: string): Promise<Fn> {
     const mod = await importModule(module);
     const fn = mod[name];
     if (typeof fn !== 'function')
       throw fail(`module ${module} has no exported function '${name}'`, { op: 'DataLoader' });
     return fn as Fn;
+  }
+
+  /** Build the object of an 'instance' spec (see WorkerInstanceSpec) and call its WORKER_INIT. */
+  async function instantiate(spec: WorkerInstanceSpec, op: string): Promise<unknown> {
+    const mod = await importModule(spec.module);
+    let owner: unknown;
+    let target: unknown = mod;
+    for (const part of spec.name.split('.')) {
+      const holder = target as Record<string, unknown> | null;
+      if (
+        holder === null ||
+        (typeof holder !== 'object' && typeof holder !== 'function') ||
+        !(part in holder)
+      ) {
+        throw fail(`module ${spec.module} has no export '${spec.name}'`, { op });
+      }
+      owner = target;
+      target = holder[part];
+    }
+    if (typeof target !== 'function') {
+      throw fail(`'${spec.name}' of module ${spec.module} is not a class or a function`, { op });
+    }
+    const out = spec.construct
+      ? new (target as new (...a: unknown[]) => unknown)(...spec.args)
+      : await (target as Fn).apply(owner, spec.args as unknown[]);
+    const init = (out as Record<symbol, unknown> | null)?.[Symbol.for('@mx/gluon.data.workerInit')];
+    if (typeof init === 'function') init.call(out, info);
+    return out;
   }
 
   function sync<T>(value: T, what: string): T {
@@ -113,6 +181,17 @@ export function workerMain(
     switch (spec.kind) {
       case 'module':
         return load(spec.module, spec.name);
+      case 'instance': {
+        const t = (await instantiate(spec, 'DataLoader')) as { forward?: unknown } | null;
+        if (typeof t === 'function') return t as Fn;
+        if (t !== null && typeof t === 'object' && typeof t.forward === 'function') {
+          const forward = t.forward as Fn;
+          return (...args) => forward.apply(t, args);
+        }
+        throw fail(`'${spec.name}' of ${spec.module} did not give a function or an object with forward`, {
+          op: 'DataLoader',
+        });
+      }
       case 'toTensor':
         return (x, ...rest) => ret(K.toTensor(host(x, 'ToTensor')), rest);
       case 'normalize':
@@ -195,6 +274,26 @@ export function workerMain(
             op: 'ModuleDataset',
           });
         }
+        owned.push(ds);
+        return ds;
+      }
+      case 'instance': {
+        const ds = (await instantiate(spec, 'DataLoader')) as Reader | null;
+        if (ds === null || typeof ds !== 'object' || typeof ds.get !== 'function') {
+          throw fail(`'${spec.name}' of ${spec.module} did not give a dataset (length and get(i))`, {
+            op: 'DataLoader',
+          });
+        }
+        owned.push(ds);
+        if (spec.length !== undefined && ds.length !== spec.length) {
+          throw fail(
+            `the ${spec.name} rebuilt in worker ${info.id} has ${ds.length} samples, the main thread's has ${spec.length}`,
+            {
+              op: 'DataLoader',
+              hint: 'did its files change after it was loaded? Workers read them again when they start',
+            },
+          );
+        }
         return ds;
       }
       default:
@@ -228,6 +327,21 @@ export function workerMain(
       }
       case 'module': {
         const fn = await load(spec.module, spec.name);
+        return (s) => sync(fn(s), 'the batchify function');
+      }
+      case 'instance': {
+        const b = (await instantiate(spec, 'DataLoader')) as { batchify?: unknown } | null;
+        const fn =
+          typeof b === 'function'
+            ? (b as Fn)
+            : b !== null && typeof b === 'object' && typeof b.batchify === 'function'
+              ? (s: unknown[]) => (b.batchify as Fn).call(b, s)
+              : undefined;
+        if (fn === undefined) {
+          throw fail(`'${spec.name}' of ${spec.module} did not give a batchify function or object`, {
+            op: 'DataLoader',
+          });
+        }
         return (s) => sync(fn(s), 'the batchify function');
       }
       default:
@@ -294,9 +408,11 @@ export function workerMain(
 
   function onMessage(raw: unknown): void {
     const msg = raw as
-      | { type: 'init'; dataset: WorkerDatasetSpec; batchify: WorkerBatchifySpec }
-      | { type: 'task'; seq: number; indices: number[] };
+      | { type: 'init'; dataset: WorkerDatasetSpec; batchify: WorkerBatchifySpec; worker?: WorkerInfo }
+      | { type: 'task'; seq: number; indices: number[] }
+      | { type: 'close' };
     if (msg.type === 'init') {
+      if (msg.worker !== undefined) info = msg.worker;
       ready = Promise.all([buildDataset(msg.dataset), buildBatchify(msg.batchify)]).then(
         ([dataset, batchify]) => ({
           dataset,
@@ -307,6 +423,10 @@ export function workerMain(
       ready.catch(() => {});
     } else if (msg.type === 'task') {
       queue = queue.then(() => run(msg.seq, msg.indices));
+    } else if (msg.type === 'close') {
+      closeOwned();
+      if (wt) proc?.exit?.(0);
+      else (globalThis as { close?: () => void }).close?.();
     }
   }
 

@@ -6,8 +6,10 @@
  * from a plain, structured-clonable description (a "spec"): host arrays and lists of clonable
  * values for the data, built-in transforms and batchify functions by name and parameters, and user
  * code as "an ES module URL + an export name" that the worker imports itself (`workerFn`,
- * `importWorkerFn`, `ModuleDataset`). Whatever has no spec makes `numWorkers > 0` fail up front
- * with an MXNetError saying what to change.
+ * `importWorkerFn`, `ModuleDataset`), and objects of a module's classes as "module URL, export
+ * path, constructor arguments" (`kind: 'instance'`: the image transforms and datasets, which
+ * workers build from the built @mx/gluon, see gluon-entry.ts). Whatever has no spec makes
+ * `numWorkers > 0` fail up front with an MXNetError saying what to change.
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { HostArray } from '@mx/ndarray';
@@ -19,9 +21,39 @@ export interface WorkerRef {
   readonly name: string;
 }
 
+/**
+ * An object a worker builds itself: export `name` of `module` (a dotted path through namespace
+ * exports, e.g. `'data.vision.transforms.Resize'`) applied to `args` (structured-clonable) — with
+ * `new` when `construct`, otherwise called as a function (a static method such as
+ * `'data.vision.ImageFolderDataset.load'` is called on its class), and awaited. Before the first
+ * sample, the worker calls the object's {@link WORKER_INIT} method, when it has one.
+ */
+export interface WorkerInstanceSpec {
+  readonly kind: 'instance';
+  readonly module: string;
+  readonly name: string;
+  readonly args: readonly unknown[];
+  readonly construct: boolean;
+}
+
+/** Which worker thread an object built from a {@link WorkerInstanceSpec} lives in. */
+export interface WorkerInfo {
+  /** 0 … numWorkers - 1. */
+  readonly id: number;
+  readonly numWorkers: number;
+}
+
+/**
+ * Key of the method `(info: WorkerInfo) => void` a worker calls on each object it builds from an
+ * `'instance'` spec (random transforms derive their worker's generator there). `Symbol.for`: the
+ * worker's copy of the package has its own module instance but the same key.
+ */
+export const WORKER_INIT: unique symbol = Symbol.for('@mx/gluon.data.workerInit');
+
 /** A transform a worker can apply. */
 export type WorkerFnSpec =
   | { readonly kind: 'module'; readonly module: string; readonly name: string }
+  | WorkerInstanceSpec
   | { readonly kind: 'toTensor' }
   | { readonly kind: 'normalize'; readonly mean: readonly number[]; readonly std: readonly number[] }
   | { readonly kind: 'cast'; readonly dtype: DTypeName }
@@ -34,7 +66,8 @@ export type WorkerBatchifySpec =
   | { readonly kind: 'append'; readonly expand: boolean; readonly batchAxis: number }
   | { readonly kind: 'group'; readonly parts: readonly WorkerBatchifySpec[] }
   | { readonly kind: 'asList' }
-  | { readonly kind: 'module'; readonly module: string; readonly name: string };
+  | { readonly kind: 'module'; readonly module: string; readonly name: string }
+  | WorkerInstanceSpec;
 
 /** One field of an ArrayDataset in a worker. */
 export type WorkerSourceSpec =
@@ -52,7 +85,9 @@ export type WorkerDatasetSpec =
       readonly fn: WorkerFnSpec;
       readonly first: boolean;
     }
-  | { readonly kind: 'module'; readonly module: string; readonly name: string; readonly args: unknown };
+  | { readonly kind: 'module'; readonly module: string; readonly name: string; readonly args: unknown }
+  /** `length`: the main thread's; a worker whose rebuilt dataset differs fails (files changed?). */
+  | (WorkerInstanceSpec & { readonly length?: number });
 
 /** Objects (built-in transforms and batchify functions) that describe themselves to workers. */
 export interface WorkerDescribable<S> {

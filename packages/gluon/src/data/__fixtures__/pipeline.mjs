@@ -50,3 +50,22 @@ export function uncloneable(samples) {
 
 /** Not a function. */
 export const notAFunction = 42;
+
+/** The length of a record (a Uint8Array). */
+export function byteLength(record) {
+  return record.length;
+}
+
+/**
+ * A dataset of [i] for i < n whose close() writes `${marker}-${threadId}` (the test checks that
+ * the worker closes the datasets it built when it ends).
+ */
+export async function closable(args) {
+  const { writeFileSync } = await import('node:fs');
+  const { threadId } = await import('node:worker_threads');
+  return {
+    length: args.n,
+    get: (i) => i,
+    close: () => writeFileSync(`${args.marker}-${threadId}`, 'closed'),
+  };
+}

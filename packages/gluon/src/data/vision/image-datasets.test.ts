@@ -2,7 +2,7 @@
  * The image datasets over small PNGs written by sharp into a temporary folder (PNG is lossless, so
  * the decoded pixels are the written ones), .lst files and a RecordIO file packed with @mx/io; the
  * DataLoader over them with image transforms (numWorkers 0) and with a built-in transform in a
- * worker thread (the decoded images travel to the worker); the refusals.
+ * worker thread (which loads the images again; image-workers.test.ts goes further); the refusals.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

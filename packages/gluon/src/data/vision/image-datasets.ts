@@ -8,8 +8,14 @@
  * async `load(...)` factory that lists the files as MXNet does and decodes every image once, up
  * front; `get(i)` then returns `[image, label]` with the image an (H, W, C) uint8 host array
  * `{ data, shape, dtype }` (flag 0: C = 1, flag 1: RGB). The cost is memory (all decoded pixels
- * are held); in exchange samples are plain data, so DataLoader worker threads receive the dataset
- * as is (the transform too, when it can describe itself to workers).
+ * are held); in exchange samples are plain data.
+ *
+ * DataLoader workers: each worker loads the dataset itself, calling the same `load(...)` of the
+ * built @mx/gluon (an `'instance'` spec, see gluon-entry.ts) — so it reads and decodes the files
+ * when it starts (before its first batch, within the loader's `timeout`), and a file that changed
+ * and no longer decodes fails that worker's first batch, naming the file. The `transform` option
+ * goes along when it can describe itself. Where workers cannot import @mx/gluon (browsers) or the
+ * source cannot be sent (InMemoryFiles), the decoded images are sent to the workers instead.
  *
  * Labels: a number for one label; a float32 host array `(n,)` for several (MXNet: NDArrays).
  */
@@ -18,6 +24,7 @@ import { image, recordio } from '@mx/io';
 import type { HostArray } from '@mx/ndarray';
 import { nodeBuiltin } from '../../node-builtin.js';
 import { applyTransform, checkIndex, Dataset, type Transform } from '../dataset.js';
+import { gluonEntry } from '../gluon-entry.js';
 import { RecordFileDataset, type RecordFileSource } from '../record-dataset.js';
 import { transformSpecOf, type WorkerDatasetSpec } from '../worker-spec.js';
 
@@ -42,6 +49,19 @@ interface NodeFs {
 interface NodePath {
   join(...parts: string[]): string;
   extname(p: string): string;
+  resolve(p: string): string;
+}
+
+/** How a worker loads the same dataset: `data.vision.<cls.name>.load(...args)` of @mx/gluon. */
+interface Reload {
+  readonly cls: Function;
+  readonly name: string;
+  readonly args: readonly unknown[];
+}
+
+/** The options a worker's `load` gets (the transform travels as its own spec). */
+function loadOptions(options: ImageDatasetOptions): ImageDatasetOptions {
+  return { flag: options.flag ?? 1, backend: options.backend ?? 'auto' };
 }
 
 const builtin = <T>(id: string, op: string): T => nodeBuiltin<T>(id, op);
@@ -97,12 +117,19 @@ abstract class DecodedImageDataset extends Dataset<unknown> {
   readonly #images: readonly HostArray[];
   readonly #labels: readonly ImageLabel[];
   readonly #transform: Transform | undefined;
+  readonly #reload: Reload | undefined;
 
-  protected constructor(images: HostArray[], labels: ImageLabel[], transform: Transform | undefined) {
+  protected constructor(
+    images: HostArray[],
+    labels: ImageLabel[],
+    transform: Transform | undefined,
+    reload: Reload | undefined,
+  ) {
     super();
     this.#images = images;
     this.#labels = labels;
     this.#transform = transform;
+    this.#reload = reload;
   }
 
   get length(): number {
@@ -116,14 +143,27 @@ abstract class DecodedImageDataset extends Dataset<unknown> {
     return this.#transform === undefined ? sample : applyTransform(this.#transform, sample, false);
   }
 
+  /** Loaded again in each worker, else the decoded images (see the file comment). */
   override workerSpec(): WorkerDatasetSpec {
-    const base: WorkerDatasetSpec = {
-      kind: 'arrays',
-      sources: [
-        { kind: 'list', items: this.#images },
-        { kind: 'list', items: this.#labels },
-      ],
-    };
+    const r = this.#reload;
+    const entry = r !== undefined && this.constructor === r.cls ? gluonEntry() : undefined;
+    const base: WorkerDatasetSpec =
+      r !== undefined && entry !== undefined && 'url' in entry
+        ? {
+            kind: 'instance',
+            module: entry.url,
+            name: `data.vision.${r.name}.load`,
+            args: r.args,
+            construct: false,
+            length: this.length,
+          }
+        : {
+            kind: 'arrays',
+            sources: [
+              { kind: 'list', items: this.#images },
+              { kind: 'list', items: this.#labels },
+            ],
+          };
     if (this.#transform === undefined) return base;
     return { kind: 'transform', base, fn: transformSpecOf(this.#transform), first: false };
   }
@@ -147,11 +187,13 @@ export class ImageFolderDataset extends DecodedImageDataset {
     synsets: string[],
     items: [string, number][],
     transform: Transform | undefined,
+    reload: Reload | undefined,
   ) {
     super(
       images,
       items.map((it) => it[1]),
       transform,
+      reload,
     );
     this.synsets = synsets;
     this.items = items;
@@ -190,7 +232,12 @@ export class ImageFolderDataset extends DecodedImageDataset {
       options,
       op,
     );
-    return new ImageFolderDataset(images, synsets, items, options.transform);
+    const reload = {
+      cls: ImageFolderDataset,
+      name: 'ImageFolderDataset',
+      args: [path.resolve(root), loadOptions(options)],
+    };
+    return new ImageFolderDataset(images, synsets, items, options.transform, reload);
   }
 }
 
@@ -214,11 +261,17 @@ export class ImageListDataset extends DecodedImageDataset {
   /** `[path, label]` of every image, in sample order. */
   readonly items: readonly (readonly [string, ImageLabel])[];
 
-  private constructor(images: HostArray[], items: [string, ImageLabel][], transform: Transform | undefined) {
+  private constructor(
+    images: HostArray[],
+    items: [string, ImageLabel][],
+    transform: Transform | undefined,
+    reload: Reload | undefined,
+  ) {
     super(
       images,
       items.map((it) => it[1]),
       transform,
+      reload,
     );
     this.items = items;
   }
@@ -278,8 +331,29 @@ export class ImageListDataset extends DecodedImageDataset {
       options,
       op,
     );
-    return new ImageListDataset(images, items, options.transform);
+    const reload = {
+      cls: ImageListDataset,
+      name: 'ImageListDataset',
+      args: [path.resolve(root), imglist, loadOptions(options)],
+    };
+    return new ImageListDataset(images, items, options.transform, reload);
   }
+}
+
+/** The record source as a worker gets it: absolute paths or bytes; undefined for InMemoryFiles. */
+function recordSource(filename: string | RecordFileSource): string | RecordFileSource | undefined {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const path = proc?.getBuiltinModule?.('node:path') as NodePath | undefined;
+  const one = (x: unknown): unknown =>
+    typeof x === 'string'
+      ? (path?.resolve(x) ?? x)
+      : x instanceof Uint8Array || x instanceof ArrayBuffer
+        ? x
+        : undefined;
+  if (typeof filename === 'string') return one(filename) as string;
+  const rec = one(filename.rec);
+  const idx = one(filename.idx);
+  return rec === undefined || idx === undefined ? undefined : ({ rec, idx } as RecordFileSource);
 }
 
 /**
@@ -296,8 +370,9 @@ export class ImageRecordDataset extends DecodedImageDataset {
     labels: ImageLabel[],
     filename: string,
     transform: Transform | undefined,
+    reload: Reload | undefined,
   ) {
-    super(images, labels, transform);
+    super(images, labels, transform, reload);
     this.filename = filename;
   }
 
@@ -325,7 +400,12 @@ export class ImageRecordDataset extends DecodedImageDataset {
         options,
         op,
       );
-      return new ImageRecordDataset(images, labels, records.filename, options.transform);
+      const source = recordSource(filename);
+      const reload =
+        source === undefined
+          ? undefined
+          : { cls: ImageRecordDataset, name: 'ImageRecordDataset', args: [source, loadOptions(options)] };
+      return new ImageRecordDataset(images, labels, records.filename, options.transform, reload);
     } finally {
       records.close();
     }
