@@ -188,6 +188,11 @@ export const ENV_SETTINGS = {
     min: 1,
     doc: 'Graph nodes per bulked engine op in training runs.',
   } as IntSpec,
+  MXNET_UPDATE_ON_KVSTORE: {
+    kind: 'bool',
+    default: true,
+    doc: "Gluon's Trainer runs the optimizer on the kvstore (when it has one that can) unless told otherwise; 0 updates on the workers.",
+  } as BoolSpec,
   MXNET_EXEC_ENABLE_INPLACE: {
     kind: 'bool',
     default: true,

@@ -125,8 +125,8 @@ describe('Trainer', () => {
     expect(() => new Trainer(net.collectParams(), 'nosuch')).toThrow(/nosuch/);
     const t = new Trainer(net.collectParams(), 'adam');
     expect(() => t.step(0)).toThrow(/batchSize must be a positive number/);
-    expect(() => new Trainer(net.collectParams(), 'sgd', {}, { kvstore: 'dist_sync' as never })).toThrow(
-      /not available yet/,
+    expect(() => new Trainer(net.collectParams(), 'sgd', {}, { kvstore: 'dist_sync' })).toThrow(
+      /kvstore 'dist_sync' must be created \(and connected\) first/,
     );
   });
 });

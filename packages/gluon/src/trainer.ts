@@ -5,11 +5,17 @@
  * the engine without reading anything back.
  *
  * The stale-gradient check reads autograd's fresh-gradient flag of each parameter (set by
- * backward, cleared here after an update) and is done for every parameter before any update runs,
- * so a refused step changes nothing. Gradient reduction across devices is where the KVStore plugs
- * in; with one device per parameter it has nothing to do today.
+ * backward, cleared here after an update) and is done for every parameter before any update or
+ * reduction runs, so a refused step changes nothing.
+ *
+ * KVStore (MXNet's `_create_kvstore` / `_init_kvstore`, made on the first step as MXNet does): a
+ * store name with one device per parameter and no `dist` makes no store, as in MXNet; a KVStore
+ * object is used as given. With a store, gradients are `pushpull`ed (reduced) and then either
+ * updated here (`updateOnKvstore: false`) or by the store's copy of the optimizer, pulling the new
+ * weights back (`updateOnKvstore`, the default where the store can run optimizers).
  */
 import { MXNetError } from '@mx/base';
+import type { GradientCompressionParams, KVStore } from '@mx/kvstore';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import {
   createOptimizer,
@@ -27,9 +33,19 @@ interface NodeFs {
 }
 
 export interface TrainerOptions {
-  /** MXNet's kvstore argument: 'device', 'local' or null (single process; the KVStore issue adds more). */
-  readonly kvstore?: 'device' | 'local' | null;
-  /** Update on the kvstore (only false until the KVStore exists). */
+  /**
+   * MXNet's kvstore argument (default 'device'): a store name, a KVStore (e.g. from
+   * `await kv.create('dist_sync')`), or null for none. A name without `dist` makes no store while
+   * every parameter lives on one device, as in MXNet; distributed stores are created (and
+   * connected) with `kv.create` and passed in.
+   */
+  readonly kvstore?: string | KVStore | null;
+  /** Gradient compression for the store (`{ type: '2bit', threshold: 0.5 }`), MXNet's compression_params. */
+  readonly compressionParams?: GradientCompressionParams | null;
+  /**
+   * Run the optimizer on the store (MXNet `update_on_kvstore`). Default: true where there is a
+   * store that can (MXNET_UPDATE_ON_KVSTORE=0 turns it off), false without a store.
+   */
   readonly updateOnKvstore?: boolean | null;
 }
 
@@ -49,6 +65,10 @@ export class Trainer {
   readonly #names: readonly string[];
   readonly #scale: number;
   readonly #updater: UpdaterFunction;
+  readonly #kvConfig: KVConfig;
+  /** The store once the first step made it (undefined before, null when there is none). */
+  #kv: KVStore | null | undefined;
+  #updateOnKvstore = false;
 
   /**
    * @param params the parameters to train, e.g. `net.collectParams()`.
@@ -61,18 +81,25 @@ export class Trainer {
     optimizerParams: OptimizerOptions & Record<string, unknown> = {},
     options: TrainerOptions = {},
   ) {
-    const kv = options.kvstore ?? 'device';
-    if (kv !== 'device' && kv !== 'local' && kv !== null) {
-      throw new MXNetError(`Trainer: kvstore '${String(kv)}' is not available yet`, {
-        hint: "use 'device', 'local' or null (single process)",
+    const kv = options.kvstore === undefined ? 'device' : options.kvstore;
+    if (kv !== null && typeof kv !== 'string' && !isKVStore(kv)) {
+      throw new MXNetError(`Trainer: kvstore must be a KVStore, a store name or null, got ${typeof kv}`);
+    }
+    if (typeof kv === 'string' && kv.toLowerCase().includes('dist')) {
+      throw new MXNetError(`Trainer: kvstore '${kv}' must be created (and connected) first`, {
+        hint: `const store = await kv.create(runtime, '${kv}'); new Trainer(params, opt, optParams, { kvstore: store })`,
       });
     }
-    if (options.updateOnKvstore === true) {
+    this.#kvConfig = {
+      kvstore: kv,
+      compression: options.compressionParams ?? null,
+      updateOnKvstore: options.updateOnKvstore ?? null,
+    };
+    if (typeof kv === 'string' && options.updateOnKvstore === true) {
+      // a store name with one device per parameter makes no store (MXNet's _create_kvstore)
       throw new MXNetError(
-        'Trainer: updateOnKvstore=true needs a KVStore, which this version does not have',
-        {
-          hint: 'leave updateOnKvstore unset',
-        },
+        `Trainer: updateOnKvstore=true needs a kvstore, and '${kv}' makes none while every parameter is on one device`,
+        { hint: "pass a KVStore object (await kv.create(runtime, 'local')), or leave updateOnKvstore unset" },
       );
     }
     const entries: [string, Parameter][] = Array.isArray(params)
@@ -126,17 +153,100 @@ export class Trainer {
    */
   step(batchSize: number, options: StepOptions = {}): void {
     this.#checkBatch(batchSize);
-    this.allreduceGrads();
-    this.#update(batchSize, options.ignoreStaleGrad ?? false);
+    const todo = this.#fresh(options.ignoreStaleGrad ?? false);
+    this.optimizer.rescaleGrad = this.#scale / batchSize;
+    const kv = this.#store();
+    this.#reduce(kv, todo);
+    this.#apply(kv, todo);
   }
 
-  /** Sums gradients across devices (one device per parameter today: nothing to do). */
-  allreduceGrads(): void {}
+  /**
+   * Sums gradients across devices and workers through the store (MXNet `allreduce_grads`); nothing
+   * to do without one. Not with `updateOnKvstore`, where the store updates the weights.
+   */
+  allreduceGrads(): void {
+    const kv = this.#store();
+    if (kv !== null && this.#updateOnKvstore) {
+      throw new MXNetError(
+        'allreduce_grads() when parameters are updated on kvstore is not supported. Try setting `update_on_kvstore` to False when creating trainer.',
+        { hint: 'new Trainer(params, opt, optParams, { updateOnKvstore: false })' },
+      );
+    }
+    this.#reduce(
+      kv,
+      this.params.map((p, i) => [i, p] as [number, Parameter]).filter(([, p]) => p.gradReq !== 'null'),
+    );
+  }
 
   /** The update half of `step`, for use after a manual `allreduceGrads` (MXNet `update`). */
   update(batchSize: number, options: StepOptions = {}): void {
     this.#checkBatch(batchSize);
-    this.#update(batchSize, options.ignoreStaleGrad ?? false);
+    const kv = this.#store();
+    if (kv !== null && this.#updateOnKvstore) {
+      throw new MXNetError(
+        'update() when parameters are updated on kvstore is not supported. Try setting `update_on_kvstore` to False when creating trainer.',
+        { hint: 'new Trainer(params, opt, optParams, { updateOnKvstore: false })' },
+      );
+    }
+    const todo = this.#fresh(options.ignoreStaleGrad ?? false);
+    this.optimizer.rescaleGrad = this.#scale / batchSize;
+    this.#apply(kv, todo);
+  }
+
+  /** The store used (made on the first step), or null for none; undefined before the first step. */
+  get kvstore(): KVStore | null | undefined {
+    return this.#kv;
+  }
+
+  /** Whether the store runs the optimizer (known from the first step on). */
+  get updateOnKvstore(): boolean {
+    return this.#updateOnKvstore;
+  }
+
+  /** MXNet's `_init_kvstore` + `_init_params`: the store, its optimizer, and every weight in it. */
+  #store(): KVStore | null {
+    if (this.#kv !== undefined) return this.#kv;
+    const { kvstore, compression, updateOnKvstore } = this.#kvConfig;
+    const kv = kvstore === null || typeof kvstore === 'string' ? null : kvstore;
+    let onKv = false;
+    if (kv !== null) {
+      onKv = updateOnKvstore ?? kv.runtime.env.get('MXNET_UPDATE_ON_KVSTORE');
+      if (kv.type.includes('dist') && kv.type.includes('async')) {
+        if (updateOnKvstore === false) {
+          throw new MXNetError('Please set update_on_kvstore=True when training in async mode.');
+        }
+        onKv = true;
+      }
+      if (onKv && !kv.isCapable('optimizer')) {
+        if (updateOnKvstore === true) {
+          throw new MXNetError(`Please set update_on_kvstore=False when training with ${kv.type}`);
+        }
+        onKv = false;
+      }
+      if (compression !== null) kv.setGradientCompression(compression);
+      if (onKv) kv.setOptimizer(this.optimizer);
+      this.params.forEach((p, i) => {
+        const data = p.listData();
+        kv.broadcast(i, data[0] as NDArray, data);
+      });
+    } else if (compression !== null) {
+      throw new MXNetError('Trainer: compressionParams need a kvstore', {
+        hint: "pass a KVStore object (await kv.create(runtime, 'device'))",
+      });
+    }
+    this.#kv = kv;
+    this.#updateOnKvstore = onKv;
+    return kv;
+  }
+
+  /** Pushes and pulls the gradients (or, updating on the store, gradients in and weights out). */
+  #reduce(kv: KVStore | null, todo: readonly (readonly [number, Parameter, ...unknown[]])[]): void {
+    if (kv === null) return;
+    for (const [i, p] of todo) {
+      const grads = p.listGrad();
+      if (this.#updateOnKvstore) kv.pushpull(i, grads, p.listData(), { priority: -i });
+      else kv.pushpull(i, grads, undefined, { priority: -i });
+    }
   }
 
   #checkBatch(batchSize: number): void {
@@ -145,7 +255,8 @@ export class Trainer {
     }
   }
 
-  #update(batchSize: number, ignoreStale: boolean): void {
+  /** The parameters to update: every one with gradients, each checked fresh (MXNet's stale check). */
+  #fresh(ignoreStale: boolean): [number, Parameter, NDArray][] {
     const todo: [number, Parameter, NDArray][] = [];
     this.params.forEach((p, i) => {
       if (p.gradReq === 'null') return;
@@ -160,23 +271,54 @@ export class Trainer {
       }
       todo.push([i, p, w]);
     });
-    this.optimizer.rescaleGrad = this.#scale / batchSize;
+    return todo;
+  }
+
+  /** Updates the weights here (unless the store did) and clears their fresh-gradient flags. */
+  #apply(kv: KVStore | null, todo: readonly [number, Parameter, NDArray][]): void {
+    const here = kv === null || !this.#updateOnKvstore;
     for (const [i, p, w] of todo) {
-      this.#updater(i, p.grad(), w);
+      if (here) this.#updater(i, p.grad(), w);
       w.runtime.autograd.setFreshGrad(w, false);
     }
   }
 
   /** Saves the optimizer states and counters (MXNet `save_states`; @mx/optimizer's format). */
   async saveStates(path: string): Promise<void> {
-    const bytes = await this.#updater.getStates({ dumpOptimizer: true });
+    const kv = this.#kv;
+    const bytes =
+      kv != null && this.#updateOnKvstore
+        ? await kv.saveOptimizerStates(undefined, { dumpOptimizer: true })
+        : await this.#updater.getStates({ dumpOptimizer: true });
     nodeBuiltin<NodeFs>('node:fs', 'Trainer.saveStates').writeFileSync(path, bytes);
   }
 
   /** Restores states saved by `saveStates` (MXNet `load_states`). */
   async loadStates(path: string): Promise<void> {
     const bytes = new Uint8Array(nodeBuiltin<NodeFs>('node:fs', 'Trainer.loadStates').readFileSync(path));
+    const kv = this.#store();
+    if (kv !== null && this.#updateOnKvstore) {
+      kv.loadOptimizerStates(bytes);
+      return;
+    }
     const rt: Runtime | undefined = this.params.find((p) => p.isInitialized)?.data().runtime;
     this.#updater.setStates(bytes, rt);
   }
+}
+
+interface KVConfig {
+  readonly kvstore: string | KVStore | null;
+  readonly compression: GradientCompressionParams | null;
+  readonly updateOnKvstore: boolean | null;
+}
+
+/** A KVStore object (structurally: the package's class may come from another copy of it). */
+function isKVStore(v: unknown): v is KVStore {
+  const o = v as Partial<KVStore> | null;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.pushpull === 'function' &&
+    typeof o.isCapable === 'function'
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * The umbrella: the default runtime appears on first use, `mx.nd`/`mx.sym`/`mx.autograd` reach it,
- * seeding reproduces draws, checkpoints need no runtime argument, and the
+ * seeding reproduces draws, `mx.kv` makes stores, checkpoints need no runtime argument, and the
  * misuse of useBackend/setRuntime is an MXNetError.
  */
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,19 @@ describe('@mx/mxnet', () => {
     expect(s.listArguments()).toEqual(['data', 'fc1_weight', 'fc1_bias']);
     expect(a.ctx).toBe(mx.cpu());
     for (const t of [a, x, y]) t.dispose();
+  });
+
+  it('mx.kv.create makes stores on the default runtime that sum pushes (MXNet kvstore docs example)', async () => {
+    const kv = await mx.kv.create('local');
+    expect(kv).toBeInstanceOf(mx.kv.LocalKVStore);
+    expect(kv.type).toBe('local');
+    kv.init(3, mx.nd.ones([2, 3]));
+    kv.push(3, [mx.nd.ones([2, 3]), mx.nd.ones([2, 3]).mul(2)]);
+    const out = mx.nd.zeros([2, 3]);
+    kv.pull(3, out);
+    expect([...(out.dataSync() as Float32Array)]).toEqual([3, 3, 3, 3, 3, 3]);
+    await expect(mx.kv.create('dist_sync')).rejects.toThrow(/distributed store/);
+    kv.dispose();
   });
 
   it('reproduces random draws after mx.random.seed', () => {

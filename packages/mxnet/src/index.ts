@@ -8,6 +8,7 @@
  * makes this module use one of those instead.
  */
 import type { Context } from '@mx/base';
+import { create as createKVStore, GradientCompression, KVStore, LocalKVStore } from '@mx/kvstore';
 import type { Autograd, NDArray, Nd, Runtime } from '@mx/ndarray';
 import type { Backend } from '@mx/ops';
 import {
@@ -83,6 +84,17 @@ export const random = {
   seed(s: number, ctx?: Context): void {
     session.runtime.resources.seed(s, ctx);
   },
+};
+
+/** MXNet's `mx.kv`: stores over the default runtime (`await mx.kv.create('device')`) and their classes. */
+export const kv = {
+  /** Makes a store (MXNet `mx.kv.create`): 'local', 'device'; distributed types come with the ZeroMQ transport. */
+  create(type = 'local'): Promise<KVStore> {
+    return createKVStore(session.runtime, type);
+  },
+  KVStore,
+  LocalKVStore,
+  GradientCompression,
 };
 
 /** MXNet's `mx.model`: checkpoints with the default runtime. */

@@ -1,0 +1,34 @@
+/**
+ * @mx/kvstore: MXNet's KVStore (`mx.kv`) for TypeScript. `create(runtime, type)` makes a store;
+ * `local` sums pushed values on the host, `device` on the devices they come from (with optional
+ * 1-bit/2-bit gradient compression); pushes and pulls are engine operations that overlap with
+ * compute. The distributed store plugs into the same `KVStore` class later.
+ */
+
+export { Comm, CommCPU, CommDevice, type CommKey, placeMergeBuffers } from './comm.js';
+export { GradientCompression, type GradientCompressionParams } from './compression/params.js';
+export {
+  type CompressionType,
+  compressedSize,
+  compressionFactor,
+  dequantize,
+  dequantize1Bit,
+  dequantize2Bit,
+  quantize,
+  quantize1Bit,
+  quantize2Bit,
+} from './compression/quantize.js';
+export { create } from './create.js';
+export { describeKey, type KeysArg, type KVKey, type ValuesArg } from './keys.js';
+export {
+  type KeyEntry,
+  type KeyWork,
+  type KVCapability,
+  KVStore,
+  type KVUpdater,
+  type PullOptions,
+  type PushOptions,
+  type SaveOptimizerStatesOptions,
+} from './kvstore.js';
+export { LocalKVStore } from './local.js';
+export { type KVStoreType, type StoreKind, storeKind } from './store-type.js';
