@@ -41,6 +41,7 @@ export {
 export type { DecodeOptions } from './decode.js';
 export * as host from './host-api.js';
 export type { HostImage, ImageDType, ImagePixels, ImageSize } from './host-image.js';
+export { ImageIter, type ImageIterOptions } from './image-iter.js';
 export {
   centerCrop,
   colorNormalize,
