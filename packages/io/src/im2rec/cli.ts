@@ -231,17 +231,68 @@ function processStreams(): Required<Im2recIO> {
   return { stdout: proc?.stdout ?? sink, stderr: proc?.stderr ?? sink };
 }
 
-/** A progress line, redrawn in place on a TTY; in a log, one line per 1000 images as im2rec does. */
-function progressReporter(err: Required<Im2recIO>['stderr']): PackOptions['onProgress'] {
-  let last = '';
+/** What im2rec needs of cli-progress's SingleBar. */
+interface ProgressBar {
+  start(total: number, value: number, payload?: Record<string, unknown>): void;
+  update(value: number, payload?: Record<string, unknown>): void;
+  setTotal(total: number): void;
+  stop(): void;
+}
+type BarFactory = (stream: Required<Im2recIO>['stderr']) => ProgressBar;
+
+/**
+ * cli-progress's bar, loaded when im2rec runs on a TTY (a computed specifier, so that browser
+ * bundles of @mx/io never resolve it or its Node-only imports).
+ */
+async function loadBar(): Promise<BarFactory | undefined> {
+  const specifier = 'cli-progress';
+  try {
+    const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as {
+      default?: {
+        SingleBar: new (o: object, preset: object) => ProgressBar;
+        Presets: Record<string, object>;
+      };
+    } & { SingleBar?: new (o: object, preset: object) => ProgressBar; Presets?: Record<string, object> };
+    const lib = mod.default ?? mod;
+    const { SingleBar, Presets } = lib as Required<typeof mod>['default'];
+    return (stream) =>
+      new SingleBar(
+        {
+          stream,
+          format: '{bar} {percentage}% | {value}/{total} images | {lst}',
+          hideCursor: true,
+          clearOnComplete: false,
+        },
+        Presets.shades_classic ?? {},
+      );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Progress on stderr: cli-progress's bar on a TTY (one per list), else one line per 1000 images,
+ * as im2rec logs.
+ */
+function progressReporter(
+  err: Required<Im2recIO>['stderr'],
+  makeBar: BarFactory | undefined,
+): PackOptions['onProgress'] {
+  let bar: ProgressBar | undefined;
+  let current = '';
   return (done, total, lst) => {
-    if (err.isTTY) {
-      const width = 30;
-      const filled = total ? Math.round((done / total) * width) : width;
-      const bar = `${'='.repeat(filled)}${' '.repeat(width - filled)}`;
-      const line = `\r[${bar}] ${done}/${total} ${lst.split(/[\\/]/).pop()}`;
-      if (line !== last) err.write(line + (done === total ? '\n' : ''));
-      last = line;
+    const name = lst.split(/[\\/]/).pop() ?? lst;
+    if (err.isTTY && makeBar !== undefined) {
+      if (bar === undefined || lst !== current) {
+        bar?.stop();
+        bar = makeBar(err);
+        current = lst;
+        bar.start(total, done, { lst: name });
+      } else bar.update(done, { lst: name });
+      if (done === total) {
+        bar.stop();
+        bar = undefined;
+      }
     } else if (done % 1000 === 0 || done === total) {
       err.write(`${lst}: ${done}/${total}\n`);
     }
@@ -279,7 +330,7 @@ export async function im2recMain(argv: readonly string[], io: Im2recIO = {}): Pr
     const results = await packLists(args.prefix, args.root, {
       ...args,
       onWarning: (m) => err.write(`warning: ${m}\n`),
-      onProgress: progressReporter(err),
+      onProgress: progressReporter(err, err.isTTY ? await loadBar() : undefined),
     });
     for (const r of results) {
       out.write(`wrote ${r.rec} and ${r.idx} from ${r.lst}: ${r.written} records, ${r.skipped} skipped\n`);

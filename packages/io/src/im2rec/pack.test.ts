@@ -93,6 +93,22 @@ describe('mx-im2rec --list then pack', () => {
     ]);
   });
 
+  it('draws cli-progress bars on a TTY and log lines otherwise', async () => {
+    const prefix = join(dir, 'progress');
+    writeFileSync(`${prefix}.lst`, '0\t0\ta_red/wide.png\n1\t1\tb_blue/sq.png\n');
+    const tty: string[] = [];
+    const stderr = { isTTY: true, columns: 100, write: (s: string) => tty.push(s) };
+    expect(
+      await im2recMain([prefix, root, '--pass-through'], { stdout: { write: () => true }, stderr }),
+    ).toBe(0);
+    const drawn = tty.join('');
+    expect(drawn).toContain('100% | 2/2 images | progress.lst');
+    expect(drawn).toMatch(/\u2588/); // the bar's filled blocks (shades_classic)
+    const log = capture();
+    expect(await im2recMain([prefix, root, '--pass-through'], log.io)).toBe(0);
+    expect(log.err()).toBe(`${prefix}.lst: 2/2\n`);
+  });
+
   it('--center-crop makes squares; colors stay RGB through packImg/unpackImg', async () => {
     const prefix = join(dir, 'crop');
     writeFileSync(`${prefix}.lst`, '5\t3\ta_red/wide.png\n6\t4\tb_blue/sq.png\n');
