@@ -38,7 +38,7 @@ export interface PushOptions {
 }
 
 export interface PullOptions extends PushOptions {
-  /** MXNet's `ignore_sparse` (default true); every @mx array is dense, so it changes nothing yet. */
+  /** MXNet's `ignore_sparse` (default true); every array here is dense, so it changes nothing yet. */
   readonly ignoreSparse?: boolean;
 }
 
@@ -185,7 +185,7 @@ export abstract class KVStore implements Disposable {
     });
   }
 
-  /** MXNet `row_sparse_pull`: needs row_sparse arrays, which @mx does not have yet. */
+  /** MXNet `row_sparse_pull`: needs row_sparse arrays, which come with the sparse storage types. */
   rowSparsePull(keys: KeysArg, _outs: ValuesArg, _options: PushOptions & { rowIds?: unknown } = {}): never {
     throw new MXNetError('row_sparse_pull needs row_sparse arrays, which @mx does not have yet', {
       op: 'KVStore.rowSparsePull',
