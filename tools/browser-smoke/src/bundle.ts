@@ -56,6 +56,7 @@ const ENTRIES = {
   smoke: './page/entry.ts',
   webgpu: './page/webgpu-entry.ts',
   'gluon-io': './gluon-io-page/entry.ts',
+  'image-record-iter': './image-record-iter-page/entry.ts',
 } as const;
 
 export async function bundleSmokePage(name: keyof typeof ENTRIES = 'smoke'): Promise<SmokeBundle> {

@@ -4,7 +4,7 @@
  * (cv::copyMakeBorder). The warp itself is `image.warpAffine`.
  *
  * Both functions are self-contained (no imports, nothing referenced outside their bodies), like
- * the kernel: worker-host.ts hands their source text to the worker threads (`augmentSource`),
+ * the kernel: worker-program.ts hands their source text to the worker threads (`augmentSource`),
  * the main thread passes the functions themselves (`augment`), so both run the same code.
  */
 import type { HostImage } from '../image/index.js';

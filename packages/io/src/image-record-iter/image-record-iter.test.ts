@@ -246,6 +246,44 @@ describe('ImageRecordIter', () => {
     }),
   );
 
+  it(
+    'worker_module: the workers import the module named (a URL); a module that does not load fails nextAsync()',
+    leakFree(async () => {
+      const o = base({ rand_crop: true, rand_mirror: true, seed: 3, prefetch_buffer: 2 });
+      const collect = async (it: ImageRecordIter) => {
+        const out: number[] = [];
+        for await (const b of it) {
+          out.push(...values(b.data[0] as NDArray), ...values(b.label[0] as NDArray));
+          b.dispose();
+        }
+        it.dispose();
+        await it.closed();
+        return out;
+      };
+      const want = await collect(new ImageRecordIter(rt, { ...o, preprocess_threads: 0 }));
+      const named = new ImageRecordIter(rt, { ...o, worker_module: new URL('./lib.ts', import.meta.url) });
+      expect(await collect(named)).toEqual(want);
+      const missing = join(dir, 'no-such-module.js');
+      const broken = new ImageRecordIter(rt, { ...o, worker_module: missing });
+      await expect(broken.nextAsync()).rejects.toThrow(/cannot load file:.*no-such-module\.js/);
+      broken.dispose();
+      const notIo = new ImageRecordIter(rt, {
+        ...o,
+        worker_module: 'data:text/javascript,export const x = 1;',
+      });
+      await expect(notIo.nextAsync()).rejects.toThrow(/exports no 'image' and 'recordio'/);
+      notIo.dispose();
+      let err: unknown;
+      try {
+        new ImageRecordIter(rt, { ...o, worker_module: './io.js' });
+      } catch (e) {
+        err = e;
+      }
+      expect(isMXNetError(err)).toBe(true);
+      expect(String(err)).toMatch(/worker_module '\.\/io\.js' is not a URL or an absolute path/);
+    }),
+  );
+
   it('disposing terminates every worker', async () => {
     const it = new ImageRecordIter(rt, base({ preprocess_threads: 3 }));
     expect(it.activeWorkers).toBe(3);
@@ -254,5 +292,12 @@ describe('ImageRecordIter', () => {
     expect(it.activeWorkers).toBe(0);
     await it.closed();
     expect(() => it.next()).toThrow(/disposed/);
+    // disposing while nextAsync() waits for the workers ends the wait with the same error
+    const waiting = new ImageRecordIter(rt, base({ prefetch_buffer: 1 }));
+    (await waiting.nextAsync())?.dispose();
+    const pending = waiting.nextAsync();
+    waiting.dispose();
+    await expect(pending).rejects.toThrow(/ImageRecordIter was disposed/);
+    await waiting.closed();
   });
 });

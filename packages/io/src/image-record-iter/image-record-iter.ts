@@ -6,8 +6,10 @@
  * (MXNet's default chain with its affine warp, kernel.ts) and normalize; up to `prefetch_buffer` batches are in flight.
  *
  * `next()` is synchronous as DataIter requires: it blocks on the workers' reply counter
- * (`Atomics.wait`), so it needs worker threads (Node). `nextAsync()` / `for await` work with any
- * thread count; `preprocess_threads: 0` decodes on the main thread (async), one batch ahead.
+ * (`Atomics.wait`), so it needs Node's worker threads. `nextAsync()` / `for await` work with any
+ * thread count and in browsers, where the workers are module Web Workers importing
+ * `worker_module` (worker-host.ts); `preprocess_threads: 0` decodes on the main thread (async),
+ * one batch ahead.
  * Each record's random draws come from its own generator, seeded from `111 + seed`, the epoch and
  * the record's position, so batches do not depend on the thread count (MXNet's per-thread
  * generators make them depend on it). A failing record is reported by `next()` as an MXNetError
@@ -26,7 +28,8 @@ import { augment } from './affine.js';
 import { type KernelParams, type RecordFn, recordKernel, recordSeed } from './kernel.js';
 import * as lib from './lib.js';
 import { type ImageRecordIterParams, resolveParams } from './params.js';
-import { type RecordWorker, spawnRecordWorker, type WorkerReply } from './worker-host.js';
+import { type RecordWorker, type RecordWorkerHost, recordWorkerHost } from './worker-host.js';
+import type { WorkerReply } from './worker-program.js';
 
 export type { ImageRecordIterParams } from './params.js';
 
@@ -58,7 +61,8 @@ export class ImageRecordIter extends DataIter {
   readonly #roundBatch: boolean;
   readonly #prefetch: number;
   readonly #threads: number;
-  readonly #signal = new Int32Array(new SharedArrayBuffer(8));
+  /** Where the workers run (undefined: preprocess_threads 0). */
+  readonly #host: RecordWorkerHost | undefined;
   #workers: RecordWorker[] = [];
   #closing: Promise<void> = Promise.resolve();
   #local: RecordFn | undefined;
@@ -113,8 +117,15 @@ export class ImageRecordIter extends DataIter {
       });
     }
     if (this.#threads > 0) {
-      for (let i = 0; i < this.#threads; i++) {
-        this.#workers.push(spawnRecordWorker(`ImageRecordIter-${i}`, this.params, this.#signal));
+      try {
+        const host = recordWorkerHost(this.params, options.worker_module, this.constructor.name);
+        this.#host = host;
+        for (let i = 0; i < this.#threads; i++) this.#workers.push(host.spawn(`ImageRecordIter-${i}`));
+      } catch (e) {
+        for (const w of this.#workers) void w.terminate();
+        this.#workers = [];
+        this.#rec.close();
+        throw e;
       }
     }
     this.#startEpoch();
@@ -175,7 +186,7 @@ export class ImageRecordIter extends DataIter {
     const [c, h, w] = this.params.data_shape;
     const size = bs * c * h * w;
     // With workers, the batch lives in shared memory that they write directly (no reply copies).
-    const shared = this.#workers.length > 0 && typeof SharedArrayBuffer === 'function';
+    const shared = this.#workers.length > 0 && this.#host?.sharedBatches === true;
     const buf = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
     const spare = this.#spare.pop();
     const job: Job = {
@@ -257,7 +268,7 @@ export class ImageRecordIter extends DataIter {
   /** Handles queued worker replies; true when any came. */
   #drain(): boolean {
     let any = false;
-    if (Atomics.load(this.#signal, 1) !== 0 && !this.isDisposed) {
+    if (this.#host?.signal.stopped() === true && !this.isDisposed) {
       // replies sent before the thread stopped are still taken below; the batches it held fail
       for (const w of this.#workers) for (let m = w.poll(); m !== undefined; m = w.poll()) this.#accept(m);
       throw new MXNetError('a worker thread stopped unexpectedly', {
@@ -312,22 +323,37 @@ export class ImageRecordIter extends DataIter {
     return head.remaining === 0;
   }
 
-  /** The next batch; blocks the thread until the workers have it (needs preprocess_threads > 0). */
+  /**
+   * The next batch; blocks the thread until the workers have it (needs preprocess_threads > 0 and
+   * Node: a browser cannot block, use `nextAsync()` there).
+   */
   override next(): DataBatch | null {
     this.checkLive('next');
-    if (this.#workers.length === 0) {
+    const host = this.#host;
+    if (this.#workers.length === 0 || host === undefined) {
       throw new MXNetError('next() needs worker threads; with preprocess_threads 0 decoding is async', {
         op: `${this.constructor.name}.next`,
         params: { preprocess_threads: 0 },
         hint: 'use await iter.nextAsync() or for await (const batch of iter), or preprocess_threads >= 1',
       });
     }
+    const waitSync = host.signal.waitSync;
+    if (waitSync === undefined) {
+      throw new MXNetError(
+        "next() would block, and a browser's thread cannot wait for its Web Workers (their replies arrive as events)",
+        {
+          op: `${this.constructor.name}.next`,
+          params: { preprocess_threads: this.#threads },
+          hint: 'use await iter.nextAsync() or for await (const batch of iter)',
+        },
+      );
+    }
     if (this.#jobs.length === 0) return null;
     for (;;) {
-      const seen = Atomics.load(this.#signal, 0);
+      const seen = host.signal.count();
       this.#drain();
       if (this.#headReady()) break;
-      Atomics.wait(this.#signal, 0, seen, 200);
+      waitSync(seen, 200);
     }
     return this.#take();
   }
@@ -342,13 +368,14 @@ export class ImageRecordIter extends DataIter {
       this.checkLive('nextAsync');
       return this.#take();
     }
+    const signal = (this.#host as RecordWorkerHost).signal;
     for (const w of this.#workers) w.ref();
     try {
       for (;;) {
-        const seen = Atomics.load(this.#signal, 0);
+        const seen = signal.count();
         this.#drain();
         if (this.#headReady()) break;
-        await waitAsync(this.#signal, seen);
+        await signal.waitAsync(seen);
         this.checkLive('nextAsync');
       }
     } finally {
@@ -419,6 +446,7 @@ export class ImageRecordIter extends DataIter {
     this.#workers = [];
     this.#jobs = [];
     this.#closing = Promise.all(workers.map((w) => w.terminate())).then(() => undefined);
+    this.#host?.signal.wake(); // a nextAsync() waiting for them sees the disposal
     this.#rec.close();
   }
 
@@ -433,18 +461,4 @@ export class ImageRecordUInt8Iter extends ImageRecordIter {
   constructor(runtime: NdLike, options: ImageRecordIterParams) {
     super(runtime, options, 'uint8');
   }
-}
-
-async function waitAsync(signal: Int32Array, seen: number): Promise<void> {
-  const wa = (
-    Atomics as {
-      waitAsync?: (a: Int32Array, i: number, v: number, t: number) => { async: boolean; value: unknown };
-    }
-  ).waitAsync;
-  if (wa !== undefined) {
-    const r = wa(signal, 0, seen, 200);
-    if (r.async) await r.value;
-    return;
-  }
-  await new Promise((resolve) => setTimeout(resolve, 1));
 }

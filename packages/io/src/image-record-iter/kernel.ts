@@ -4,7 +4,7 @@
  * with mean/std/scale (float32) or as is (uint8), written into a batch buffer.
  *
  * `recordKernel` is self-contained (no imports, nothing referenced outside its body): the worker
- * threads evaluate its source text (see worker-host.ts) and pass in `lib`, the `image` and
+ * threads evaluate its source text (see worker-program.ts) and pass in `lib`, the `image` and
  * `recordio` namespaces of @mx/io as the worker imported them plus the affine helpers of
  * affine.ts; the main thread (for `preprocess_threads: 0`) passes the same, so both run the same
  * code.

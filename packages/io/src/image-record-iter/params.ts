@@ -87,6 +87,16 @@ export interface ImageRecordIterParams {
   readonly round_batch?: boolean;
   /** Worker threads (default 4; 0 decodes on the main thread, `nextAsync` only). */
   readonly preprocess_threads?: number;
+  /**
+   * TypeScript extension (not an MXNet parameter): the ES module the workers `import()` for
+   * @mx/io's image and RecordIO code — any module exporting @mx/io's `image` and `recordio`
+   * namespaces, e.g. an ESM build of @mx/io with its dependencies bundled
+   * (`esbuild --bundle --format=esm`), served with the app. Required in browsers when
+   * `preprocess_threads > 0` (module Web Workers; no URL of @mx/io can be derived from a bundled
+   * app); a relative URL is resolved against the document. In Node it defaults to the package's
+   * own build; a URL or an absolute path given here is imported instead.
+   */
+  readonly worker_module?: string | { readonly href: string };
   /** Batches in flight (default 4, at most 16). */
   readonly prefetch_buffer?: number;
   /** 'float32' (default) or 'uint8' (ImageRecordUInt8Iter). */

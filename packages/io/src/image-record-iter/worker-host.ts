@@ -1,176 +1,63 @@
 /**
- * Worker threads of ImageRecordIter (Node `worker_threads`, reached through
- * `process.getBuiltinModule`, so browser bundles never import it). The worker evaluates program
- * text: `workerMain`, `recordKernel` and the affine helpers (affine.ts), stringified, with a module importer that stays a real
- * `import()` in the text (a transpiler would rewrite one inside the functions), so no bundler has to find a worker file; it
- * imports @mx/io's image and RecordIO code by URL (lib.ts). Each worker answers on its own
- * MessageChannel and bumps a shared counter after every reply, so the main thread can wait for a
- * batch synchronously (`Atomics.wait` + `receiveMessageOnPort`, for `next()`) or asynchronously.
- * Workers are unref'd: an abandoned iterator never keeps the process alive.
+ * Starting ImageRecordIter's workers in whichever host we run in, all running the program text of
+ * worker-program.ts:
+ * - Node `worker_threads` (reached through `process.getBuiltinModule`, so browser bundles never
+ *   import it). Each worker answers on its own MessageChannel and bumps a shared counter after
+ *   every reply, so the main thread can block for a batch (`Atomics.wait` +
+ *   `receiveMessageOnPort`, for `next()`) or wait asynchronously (`Atomics.waitAsync`). Workers
+ *   are unref'd: an abandoned iterator never keeps the process alive. They import the package's
+ *   own build (lib.ts) unless `worker_module` names another.
+ * - Browser module Web Workers from a Blob URL. They import `worker_module` (no URL of @mx/io can
+ *   be derived from a bundled app). A browser delivers a reply only as a message event, so the
+ *   events are the wake-ups (a counter bumped by each, see `ReplySignal`), and the main thread
+ *   can never block. Batches are SharedArrayBuffers the workers write directly only on a
+ *   cross-origin isolated page; elsewhere the workers transfer their pixels back.
  */
 import { MXNetError } from '@mx/base';
-import { type AugmentHelpers, augmentSource } from './affine.js';
-import { type KernelLib, type KernelParams, type RecordFn, recordKernel } from './kernel.js';
+import type { KernelParams } from './kernel.js';
 import { workerModule } from './lib.js';
+import type { ImageRecordIterParams } from './params.js';
+import {
+  type WorkerConfig,
+  type WorkerInit,
+  type WorkerReply,
+  type WorkerTask,
+  workerSource,
+} from './worker-program.js';
 
-/** A task: decode and augment `records` (positions `start`...) into one slice of batch `job`. */
-export interface WorkerTask {
-  readonly job: number;
-  readonly start: number;
-  readonly records: Uint8Array[];
-  readonly seeds: number[];
-  /**
-   * The whole batch's pixels and labels in shared memory: the worker writes its records' slots
-   * (from `start`) there and replies without them. Without these it replies with its own arrays.
-   */
-  readonly data?: Float32Array | Uint8Array;
-  readonly label?: Float32Array;
+/** One started worker, seen from the main thread. */
+export interface RecordWorker {
+  post(task: WorkerTask): void;
+  /** A reply already queued, without waiting. */
+  poll(): WorkerReply | undefined;
+  /** Keep the process alive for this worker (Node; no-op in browsers). */
+  ref(): void;
+  unref(): void;
+  /** Set when the thread died (an uncaught error or exit). */
+  readonly failure: Error | undefined;
+  terminate(): Promise<void>;
 }
 
-/** A worker's reply. */
-export type WorkerReply =
-  | {
-      readonly type: 'result';
-      readonly job: number;
-      readonly start: number;
-      /** The task's pixels and labels, unless it wrote them into the batch's shared memory. */
-      readonly data?: Float32Array | Uint8Array;
-      readonly label?: Float32Array;
-    }
-  | {
-      readonly type: 'error';
-      readonly job: number;
-      readonly start: number;
-      /** Index of the failing record within the task (-1: the worker could not start). */
-      readonly at: number;
-      readonly message: string;
-      readonly hint?: string;
-    };
-
-/** The program a worker runs (self-contained: its text is evaluated in the worker). */
-export function workerMain(
-  kernel: typeof recordKernel,
-  importModule: (url: string) => Promise<Record<string, unknown>>,
-  augment: AugmentHelpers,
-): void {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  // biome-ignore lint/suspicious/noExplicitAny: the worker's own view of node:worker_threads
-  const wt = proc?.getBuiltinModule?.('node:worker_threads') as any;
-  const { port, signal, moduleUrl, tsxApi, params } = wt.workerData as {
-    port: {
-      postMessage(m: unknown, t?: ArrayBuffer[]): void;
-      on(e: 'message', cb: (m: unknown) => void): void;
-    };
-    signal: Int32Array;
-    moduleUrl: string;
-    tsxApi: string | undefined;
-    params: KernelParams;
-  };
-  const send = (m: unknown, transfer: ArrayBuffer[] = []) => {
-    port.postMessage(m, transfer);
-    Atomics.add(signal, 0, 1);
-    Atomics.notify(signal, 0);
-  };
-  // a thread that stops (an uncaught error) raises signal[1] for a main thread blocked in next()
-  (proc as unknown as { on(e: 'exit', cb: () => void): void }).on('exit', () => {
-    Atomics.store(signal, 1, 1);
-    Atomics.add(signal, 0, 1);
-    Atomics.notify(signal, 0);
-  });
-  try {
-    serve(send);
-  } catch (e) {
-    // a blocked next() cannot see the worker's 'error' event: say it here
-    send({ type: 'error', job: -1, start: 0, at: -1, message: `the worker failed to start: ${String(e)}` });
-  }
-  function serve(send: (m: unknown, transfer?: ArrayBuffer[]) => void): void {
-    // From source (tests), tsx's loader is registered in this thread first so the .ts files load.
-    const loader =
-      tsxApi === undefined
-        ? Promise.resolve()
-        : importModule(tsxApi).then((a) => {
-            const api = (a.register === undefined ? a.default : a) as { register(): void };
-            api.register();
-          });
-    const ready: Promise<RecordFn> = loader
-      .then(() => importModule(moduleUrl))
-      .then((m) => kernel({ image: m.image, recordio: m.recordio, augment } as KernelLib, params));
-    const [c, h, w] = params.data_shape;
-    const size = c * h * w;
-    let chain: Promise<void> = Promise.resolve();
-    const run = async (t: WorkerTask) => {
-      let fn: RecordFn;
-      try {
-        fn = await ready;
-      } catch (e) {
-        send({
-          type: 'error',
-          job: t.job,
-          start: t.start,
-          at: -1,
-          message: `cannot load ${moduleUrl}: ${String(e)}`,
-        });
-        return;
-      }
-      const n = t.records.length;
-      const shared = t.data !== undefined && t.label !== undefined;
-      const lw = params.label_width;
-      const data =
-        t.data ?? (params.dtype === 'uint8' ? new Uint8Array(n * size) : new Float32Array(n * size));
-      const label = t.label ?? new Float32Array(n * lw);
-      const base = shared ? t.start : 0;
-      // Two records in flight: one decodes on libuv's pool while the other is written here, so the
-      // thread is not idle between decodes. Records write disjoint slots and draw from their own
-      // seeds, so the order they finish in changes nothing; the first failing record is reported.
-      let next = 0;
-      const failures: { at: number; error: unknown }[] = [];
-      const lane = async () => {
-        while (failures.length === 0 && next < n) {
-          const i = next++;
-          try {
-            const slot = base + i;
-            await fn(t.records[i] as Uint8Array, t.seeds[i] as number, data, slot * size, label, slot * lw);
-          } catch (e) {
-            failures.push({ at: i, error: e });
-          }
-        }
-      };
-      await Promise.all([lane(), lane()]);
-      const failed = failures.sort((a, b) => a.at - b.at)[0];
-      if (failed !== undefined) {
-        const x = failed.error as { message?: string; hint?: string };
-        send({
-          type: 'error',
-          job: t.job,
-          start: t.start,
-          at: failed.at,
-          message: x?.message ?? String(failed.error),
-          hint: x?.hint,
-        });
-        return;
-      }
-      if (shared) send({ type: 'result', job: t.job, start: t.start });
-      else {
-        send({ type: 'result', job: t.job, start: t.start, data, label }, [
-          data.buffer as ArrayBuffer,
-          label.buffer as ArrayBuffer,
-        ]);
-      }
-    };
-    port.on('message', (t) => {
-      chain = chain.then(() => run(t as WorkerTask));
-    });
-  }
+/** How the main thread learns that replies came (a count that grows with every reply). */
+export interface ReplySignal {
+  count(): number;
+  /** True when a worker thread stopped on its own (its replies before that are still queued). */
+  stopped(): boolean;
+  /** Blocks until `count()` differs from `seen` or `ms` pass; undefined where blocking is not possible. */
+  readonly waitSync: ((seen: number, ms: number) => void) | undefined;
+  /** Resolves when `count()` differs from `seen` (or after a while: callers loop). */
+  waitAsync(seen: number): Promise<void>;
+  /** Wakes every waiter (the iterator was disposed). */
+  wake(): void;
 }
 
-/** The worker's program text. `__name`: some transpilers wrap inner functions in it. */
-export function workerSource(): string {
-  return [
-    "'use strict';",
-    'var __name = (fn, _name) => fn;',
-    `(${workerMain.toString()})(${recordKernel.toString()}, (url) => import(url), ${augmentSource()});`,
-    '',
-  ].join('\n');
+/** The workers' host: how to start one, and what the main thread may rely on. */
+export interface RecordWorkerHost {
+  readonly kind: 'node' | 'browser';
+  /** Batches live in SharedArrayBuffers the workers write directly. */
+  readonly sharedBatches: boolean;
+  readonly signal: ReplySignal;
+  spawn(name: string): RecordWorker;
 }
 
 interface NodePort {
@@ -190,75 +77,136 @@ interface NodeWorkerThreads {
   MessageChannel: new () => { port1: NodePort; port2: NodePort };
   receiveMessageOnPort(port: NodePort): { message: unknown } | undefined;
 }
-
-/** One started worker, seen from the main thread. */
-export interface RecordWorker {
-  post(task: WorkerTask): void;
-  /** A reply already queued, without waiting. */
-  poll(): WorkerReply | undefined;
-  ref(): void;
-  unref(): void;
-  /** Set when the thread died (an uncaught error or exit). */
-  readonly failure: Error | undefined;
-  terminate(): Promise<void>;
+interface BrowserWorker {
+  postMessage(message: unknown, transfer?: ArrayBuffer[]): void;
+  terminate(): void;
+  addEventListener(type: 'message', cb: (e: { data: WorkerReply }) => void): void;
+  addEventListener(type: 'error' | 'messageerror', cb: (e: { message?: string }) => void): void;
 }
+type BrowserWorkerCtor = new (url: string, options: { type: 'module'; name?: string }) => BrowserWorker;
+
+type Builtins = { process?: { getBuiltinModule?: (id: string) => unknown } };
 
 /** The node:worker_threads module, or undefined where there is none. */
 export function nodeWorkerThreads(): NodeWorkerThreads | undefined {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  return proc?.getBuiltinModule?.('node:worker_threads') as NodeWorkerThreads | undefined;
+  return (globalThis as Builtins).process?.getBuiltinModule?.('node:worker_threads') as
+    | NodeWorkerThreads
+    | undefined;
+}
+
+/**
+ * The host for `params`' workers: Node's worker threads, else browser Web Workers. Resolves the
+ * module the workers import; in a browser without `worker_module` that is an MXNetError.
+ */
+export function recordWorkerHost(
+  params: KernelParams,
+  module: ImageRecordIterParams['worker_module'],
+  op: string,
+): RecordWorkerHost {
+  const wt = nodeWorkerThreads();
+  if (wt !== undefined) return nodeHost(wt, params, module, op);
+  const W = (globalThis as { Worker?: BrowserWorkerCtor }).Worker;
+  if (typeof W === 'function') return browserHost(W, params, module, op);
+  throw new MXNetError('this host has no worker threads (neither node:worker_threads nor Worker)', {
+    op,
+    params: { preprocess_threads: 'n > 0' },
+    hint: 'use preprocess_threads: 0 and nextAsync() / for await',
+  });
+}
+
+function nodeHost(
+  wt: NodeWorkerThreads,
+  params: KernelParams,
+  module: ImageRecordIterParams['worker_module'],
+  op: string,
+): RecordWorkerHost {
+  const config = nodeConfig(params, module, op);
+  // [0] counts replies, [1] is set when a worker thread stops on its own
+  const signal = new Int32Array(new SharedArrayBuffer(8));
+  return {
+    kind: 'node',
+    sharedBatches: true,
+    signal: {
+      count: () => Atomics.load(signal, 0),
+      stopped: () => Atomics.load(signal, 1) !== 0,
+      waitSync: (seen, ms) => {
+        Atomics.wait(signal, 0, seen, ms);
+      },
+      waitAsync: (seen) => waitAsync(signal, seen),
+      wake: () => {
+        Atomics.notify(signal, 0);
+      },
+    },
+    spawn: (name) => spawnNodeWorker(wt, name, config, signal),
+  };
+}
+
+/** The module a Node worker imports: `worker_module` (a URL or an absolute path), else lib.ts's. */
+function nodeConfig(
+  params: KernelParams,
+  module: ImageRecordIterParams['worker_module'],
+  op: string,
+): WorkerConfig {
+  let moduleUrl: string;
+  if (module === undefined) moduleUrl = workerModule().url;
+  else {
+    const s = typeof module === 'string' ? module : module.href;
+    const url = (globalThis as Builtins).process?.getBuiltinModule?.('node:url') as
+      | { pathToFileURL(p: string): URL }
+      | undefined;
+    if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(s)) moduleUrl = new URL(s).href;
+    else if ((s.startsWith('/') || /^[A-Za-z]:[\\/]/.test(s)) && url !== undefined) {
+      moduleUrl = url.pathToFileURL(s).href;
+    } else {
+      throw new MXNetError(
+        `worker_module '${s}' is not a URL or an absolute path; a worker cannot resolve it`,
+        {
+          op,
+          params: { worker_module: s },
+          hint: "pass new URL('./io.js', import.meta.url), import.meta.resolve('@mx/io'), or an absolute path",
+        },
+      );
+    }
+  }
+  const typescript = /\.[cm]?ts$/.test(moduleUrl);
+  return { moduleUrl, tsxApi: typescript ? tsxApiUrl(moduleUrl, op) : undefined, params };
 }
 
 /**
  * URL of tsx's ESM registration API, resolved from `from` (running from TypeScript source: the
  * worker needs a loader for the .ts files, and tsx is a dev dependency of the repository).
  */
-function tsxApiUrl(from: string): string {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+function tsxApiUrl(from: string, op: string): string {
+  const proc = (globalThis as Builtins).process;
   const mod = proc?.getBuiltinModule?.('node:module') as
     | { createRequire(from: string): { resolve(id: string): string } }
     | undefined;
   const url = proc?.getBuiltinModule?.('node:url') as { pathToFileURL(p: string): URL } | undefined;
-  if (mod === undefined || url === undefined)
-    throw new MXNetError('cannot resolve tsx', { op: 'ImageRecordIter' });
+  if (mod === undefined || url === undefined) throw new MXNetError('cannot resolve tsx', { op });
   try {
     // require() resolves the CJS build; its ESM sibling is the one that registers in a worker.
     const cjs = mod.createRequire(from).resolve('tsx/esm/api');
     return url.pathToFileURL(cjs.replace(/\.cjs$/, '.mjs')).href;
   } catch (e) {
     throw new MXNetError('running from TypeScript source, the worker threads need tsx to load it', {
-      op: 'ImageRecordIter',
+      op,
       cause: e,
       hint: 'install tsx (a dev dependency), or use the built package',
     });
   }
 }
 
-/**
- * Starts one worker; all workers of an iterator share `signal`: [0] counts replies, [1] is set
- * when a worker thread stops on its own.
- */
-export function spawnRecordWorker(name: string, params: KernelParams, signal: Int32Array): RecordWorker {
-  const wt = nodeWorkerThreads();
-  if (wt === undefined) {
-    throw new MXNetError('this host has no worker threads (node:worker_threads)', {
-      op: 'ImageRecordIter',
-      params: { preprocess_threads: 'n > 0' },
-      hint: 'use preprocess_threads: 0 and nextAsync() / for await',
-    });
-  }
-  const mod = workerModule();
+function spawnNodeWorker(
+  wt: NodeWorkerThreads,
+  name: string,
+  config: WorkerConfig,
+  signal: Int32Array,
+): RecordWorker {
   const { port1, port2 } = new wt.MessageChannel();
   const w = new wt.Worker(workerSource(), {
     eval: true,
     name,
-    workerData: {
-      port: port2,
-      signal,
-      moduleUrl: mod.url,
-      tsxApi: mod.typescript ? tsxApiUrl(mod.url) : undefined,
-      params,
-    },
+    workerData: { port: port2, signal, ...config },
     transferList: [port2],
   });
   w.unref();
@@ -284,6 +232,119 @@ export function spawnRecordWorker(name: string, params: KernelParams, signal: In
       await w.terminate();
     },
   };
+}
+
+function browserHost(
+  W: BrowserWorkerCtor,
+  params: KernelParams,
+  module: ImageRecordIterParams['worker_module'],
+  op: string,
+): RecordWorkerHost {
+  if (module === undefined) {
+    throw new MXNetError(
+      'in a browser, preprocess_threads > 0 (default 4) needs worker_module: the URL of an ES module build of @mx/io for the Web Workers to import',
+      {
+        op,
+        params: { preprocess_threads: '> 0', worker_module: undefined },
+        hint:
+          "pass worker_module (e.g. an esbuild --bundle --format=esm build of @mx/io served with the app: worker_module: new URL('./mx-io.js', location.href)), " +
+          'or use preprocess_threads: 0 and await iter.nextAsync() / for await (decoding on this thread)',
+      },
+    );
+  }
+  const s = typeof module === 'string' ? module : module.href;
+  let moduleUrl: string;
+  try {
+    // relative to the document: a Blob-URL worker could not resolve a relative specifier itself
+    moduleUrl = new URL(s, (globalThis as { location?: { href: string } }).location?.href).href;
+  } catch (e) {
+    throw new MXNetError(`worker_module '${s}' is not a URL`, { op, params: { worker_module: s }, cause: e });
+  }
+  const config: WorkerInit = { type: 'init', moduleUrl, tsxApi: undefined, params };
+  const signal = eventSignal();
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  return {
+    kind: 'browser',
+    sharedBatches: isolated && typeof SharedArrayBuffer === 'function',
+    signal,
+    spawn: (name) => spawnWebWorker(W, name, config, signal),
+  };
+}
+
+/** A reply counter bumped by message events, with waiters resolved at the next bump. */
+function eventSignal(): ReplySignal & { bump(): void } {
+  let count = 0;
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    const ws = waiters;
+    waiters = [];
+    for (const w of ws) w();
+  };
+  return {
+    count: () => count,
+    stopped: () => false,
+    waitSync: undefined,
+    waitAsync: (seen) =>
+      count !== seen ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve)),
+    wake,
+    bump: () => {
+      count++;
+      wake();
+    },
+  };
+}
+
+function spawnWebWorker(
+  W: BrowserWorkerCtor,
+  name: string,
+  config: WorkerInit,
+  signal: { bump(): void },
+): RecordWorker {
+  const url = URL.createObjectURL(new Blob([workerSource()], { type: 'text/javascript' }));
+  const w = new W(url, { type: 'module', name });
+  const queue: WorkerReply[] = [];
+  let failure: Error | undefined;
+  w.addEventListener('message', (e) => {
+    queue.push(e.data);
+    signal.bump();
+  });
+  w.addEventListener('error', (e) => {
+    failure ??= new Error(e.message ?? 'the worker failed');
+    signal.bump();
+  });
+  w.addEventListener('messageerror', () => {
+    failure ??= new Error('a message from the worker could not be read');
+    signal.bump();
+  });
+  w.postMessage(config);
+  return {
+    post: (task) => w.postMessage(task, exclusiveBuffers(task.records)),
+    poll: () => queue.shift(),
+    ref: () => {},
+    unref: () => {},
+    get failure() {
+      return failure;
+    },
+    terminate: async () => {
+      w.terminate();
+      URL.revokeObjectURL(url);
+    },
+  };
+}
+
+/** Node: `Atomics.waitAsync` on the reply counter where there is one, else a short sleep. */
+async function waitAsync(signal: Int32Array, seen: number): Promise<void> {
+  const wa = (
+    Atomics as {
+      waitAsync?: (a: Int32Array, i: number, v: number, t: number) => { async: boolean; value: unknown };
+    }
+  ).waitAsync;
+  if (wa !== undefined) {
+    const r = wa(signal, 0, seen, 200);
+    if (r.async) await r.value;
+    return;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 /**
