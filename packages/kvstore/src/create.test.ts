@@ -1,6 +1,6 @@
 /**
  * `create(runtime, type)`: MXNet's name matching (lowercased, by substring), the stores it makes,
- * and the refusals: distributed types until the ZeroMQ transport exists, `nccl` with MXNet's
+ * and the refusals: distributed types outside a launched job (no DMLC_* environment), `nccl` with MXNet's
  * message, Python-only stores, and unknown names.
  */
 import { MXNetError } from '@mx/base';
@@ -44,9 +44,9 @@ describe('create', () => {
     ).toEqual(['local', 'local', 'local', 'device', 'dist', 'dist', 'dist', 'nccl']);
   });
 
-  it('refuses distributed stores until the ZeroMQ transport exists', async () => {
+  it('a distributed store outside a launched job says which DMLC_* variable is missing', async () => {
     for (const t of ['dist_sync', 'dist_device_sync', 'dist_async', 'DIST_SYNC_DEVICE']) {
-      await expect(create(rt, t)).rejects.toThrow(/distributed stores come with the ZeroMQ transport/);
+      await expect(create(rt, t)).rejects.toThrow(/DMLC_ROLE is not set/);
     }
   });
 

@@ -7,14 +7,16 @@
  */
 import { MXNetError } from '@mx/base';
 import type { Runtime } from '@mx/ndarray';
+import { createDist } from './connect.js';
 import type { KVStore } from './kvstore.js';
 import { LocalKVStore } from './local.js';
 import { type KVStoreType, storeKind } from './store-type.js';
 
 /**
  * A KVStore of the given type on `runtime` (MXNet `mx.kv.create`, default `'local'`).
- * `local`/`device` are available; distributed types, `nccl`, `horovod` and `byteps` are refused
- * with an MXNetError saying why.
+ * `local`/`device` live in this process; `dist_sync`, `dist_async` and `dist_device_sync` join the
+ * job of the DMLC_* environment over ZeroMQ (on a server or scheduler process they serve it and
+ * exit instead); `nccl`, `horovod` and `byteps` are refused with an MXNetError saying why.
  */
 export async function create(runtime: Runtime, type: KVStoreType | string = 'local'): Promise<KVStore> {
   const kind = storeKind(type);
@@ -24,10 +26,8 @@ export async function create(runtime: Runtime, type: KVStoreType | string = 'loc
     case 'device':
       return new LocalKVStore(runtime, type);
     case 'dist':
-      throw new MXNetError(
-        `'${type.toLowerCase()}' is a distributed store; distributed stores come with the ZeroMQ transport (ps-lite), which @mx/kvstore does not have yet`,
-        { op, hint: "use 'local' or 'device' in one process" },
-      );
+      // a worker joins the job; a server or scheduler process serves it and exits (MXNet's rule)
+      return createDist(runtime, type.toLowerCase());
     case 'nccl':
       throw new MXNetError(`compile with USE_NCCL=1 to use ${type.toLowerCase()}`, {
         op,

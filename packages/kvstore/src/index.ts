@@ -18,7 +18,34 @@ export {
   quantize1Bit,
   quantize2Bit,
 } from './compression/quantize.js';
+export { connectPsLite, serveIfRole } from './connect.js';
 export { create } from './create.js';
+export {
+  CommandType,
+  DEFAULT_BIGARRAY_BOUND,
+  depairDataHandleType,
+  encodeCompressedKey,
+  encodeDefaultKey,
+  getCommandType,
+  type PSKV,
+  RequestType,
+} from './distributed/encoding.js';
+export { type MemoryMessage, MemoryPs, type PsApps } from './distributed/memory-ps.js';
+export {
+  type OptimizerSpec,
+  optimizerFromSpec,
+  optimizerToSpec,
+  serializeOptimizer,
+} from './distributed/optimizer-spec.js';
+export { type DmlcRole, dmlcRole, type RunServerOptions, runServerIfRole } from './distributed/role.js';
+export {
+  DistServer,
+  type DistServerApps,
+  type DistServerOptions,
+  type ServerController,
+  type ServerUpdater,
+} from './distributed/server.js';
+export { DistKVStore, type DistKVStoreOptions, type DistWorkerApps } from './distributed/worker.js';
 export { describeKey, type KeysArg, type KVKey, type ValuesArg } from './keys.js';
 export {
   type KeyEntry,
@@ -31,4 +58,5 @@ export {
   type SaveOptimizerStatesOptions,
 } from './kvstore.js';
 export { LocalKVStore } from './local.js';
+export * as pslite from './pslite/index.js';
 export { type KVStoreType, type StoreKind, storeKind } from './store-type.js';

@@ -88,7 +88,10 @@ export const random = {
 
 /** MXNet's `mx.kv`: stores over the default runtime (`await mx.kv.create('device')`) and their classes. */
 export const kv = {
-  /** Makes a store (MXNet `mx.kv.create`): 'local', 'device'; distributed types come with the ZeroMQ transport. */
+  /**
+   * Makes a store (MXNet `mx.kv.create`): 'local', 'device', or 'dist_sync' / 'dist_async' /
+   * 'dist_device_sync' in a job started by mx-launch (servers and the scheduler serve there and exit).
+   */
   create(type = 'local'): Promise<KVStore> {
     return createKVStore(session.runtime, type);
   },

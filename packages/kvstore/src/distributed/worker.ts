@@ -1,0 +1,494 @@
+/**
+ * The worker side of MXNet's distributed store (`KVStoreDist`, src/kvstore/kvstore_dist.h) for the
+ * types `dist_sync`, `dist_async` and `dist_device_sync` / `dist_sync_device`, written against the
+ * ps-lite contract (../pslite/api.ts) so any transport implementing it carries it.
+ *
+ * MXNet's steps, kept here:
+ * - creation: a barrier over every node, then rank 0 sends kSyncMode unless the type has `_async`;
+ * - init: rank 0 pushes every initial value (the servers take a key's first push as its value),
+ *   then a barrier of the workers; no key is pushed or pulled by anyone before that barrier;
+ * - push: the local devices' values are summed first (CommCPU, or CommDevice for `device` types),
+ *   the sum copied to the host if elsewhere, and its bytes ZPushed under the key's PSKV
+ *   (encoding.ts); with gradient compression the host sum is quantized with a per-key residual
+ *   and the packed words pushed with the compressed encoding (a meta key carrying the size first);
+ * - pull: ZPull into a per-key host buffer, then copied to every output. A push and a later pull of
+ *   a key are ordered through the engine (a per-key token the send op writes and the receive op
+ *   reads), as MXNet orders them through the key's `comm_buf_`;
+ * - setOptimizer sends the optimizer (a JSON spec, optimizer-spec.ts, instead of a pickle) to the
+ *   servers with kController; setGradientCompression: rank 0 sends kSetGradientCompression;
+ * - close: wait for the engine, a worker barrier, rank 0 sends kStopServer, then ps-lite Finalize.
+ *
+ * Transport calls run inside engine ops (ops.ts), so push/pull return at once, as in MXNet.
+ * - pushpull: one ZPushPull per key, answered by the servers after the update.
+ *
+ * Differences: `setUpdater` is refused (MXNet stores a worker updater that a dist store never calls);
+ * setGradientCompression after init is refused (MXNet's big-array parts would no longer match).
+ */
+import { type Context, cpu, DType, type DTypeName, type Env, MXNetError } from '@mx/base';
+import type { NDArray, Runtime } from '@mx/ndarray';
+import type { Optimizer } from '@mx/optimizer';
+import { type Comm, CommCPU, CommDevice } from '../comm.js';
+import { CompressionOps } from '../compression/ops.js';
+import type { GradientCompression, GradientCompressionParams } from '../compression/params.js';
+import { compressedSize } from '../compression/quantize.js';
+import { describeKey, type KeysArg, type ValuesArg } from '../keys.js';
+import { type KeyWork, KVStore, type PushOptions, type SaveOptimizerStatesOptions } from '../kvstore.js';
+import {
+  type KVWorkerApi,
+  type PsNode,
+  Role,
+  SCHEDULER,
+  SERVER_GROUP,
+  type SimpleAppApi,
+  WORKER_GROUP,
+} from '../pslite/api.js';
+import { storeKind } from '../store-type.js';
+import {
+  bigArrayBoundFrom,
+  CommandType,
+  commandFor,
+  encodeCompressedKey,
+  encodeDefaultKey,
+  type PSKV,
+  RequestType,
+} from './encoding.js';
+import { DistOps } from './ops.js';
+import { serializeOptimizer } from './optimizer-spec.js';
+
+/** What a worker needs from the transport. */
+export interface DistWorkerApps {
+  readonly node: PsNode;
+  readonly worker: KVWorkerApi;
+  readonly app: SimpleAppApi;
+}
+
+export interface DistKVStoreOptions {
+  /** Read for `MXNET_KVSTORE_BIGARRAY_BOUND` (default: the bound's default, 1e6). */
+  readonly env?: Env;
+  /** Overrides `MXNET_KVSTORE_BIGARRAY_BOUND`. */
+  readonly bigArrayBound?: number;
+}
+
+/** A key's wire facts and host buffers. */
+interface KeyState {
+  readonly n: number;
+  readonly dtype: DTypeName;
+  readonly token: NDArray;
+  readonly recv: NDArray;
+  send?: NDArray;
+  residual?: NDArray;
+  packed?: NDArray;
+}
+
+const ALL = SCHEDULER + SERVER_GROUP + WORKER_GROUP;
+
+export class DistKVStore extends KVStore {
+  readonly #node: PsNode;
+  readonly #worker: KVWorkerApi;
+  readonly #app: SimpleAppApi;
+  readonly #comm: Comm;
+  readonly #ops: DistOps;
+  readonly #bound: number;
+  readonly #keys = new Map<number, KeyState>();
+  #compressionOps: CompressionOps | undefined;
+  readonly #pending = new Set<Promise<void>>();
+  #failure: unknown;
+  #closed: Promise<void> | undefined;
+  /** While `pushpull` runs: the host payloads its push step made, by key id (one ZPushPull each). */
+  #fused: Map<number, NDArray> | undefined;
+
+  /**
+   * A distributed store of `type` on `runtime` over `apps` (MXNet `mx.kv.create('dist_sync')` on a
+   * worker): joins the job (a barrier over every node) and, for sync types, rank 0 puts the
+   * servers into sync mode.
+   */
+  static async create(
+    runtime: Runtime,
+    type: string,
+    apps: DistWorkerApps,
+    options: DistKVStoreOptions = {},
+  ): Promise<DistKVStore> {
+    const store = new DistKVStore(runtime, type, apps, options);
+    await apps.node.barrier(ALL);
+    if (!store.type.includes('_async') && apps.node.rank === 0) {
+      await apps.app.request(CommandType.kSyncMode, '', SERVER_GROUP);
+    }
+    return store;
+  }
+
+  private constructor(runtime: Runtime, type: string, apps: DistWorkerApps, options: DistKVStoreOptions) {
+    const op = 'kv.create';
+    if (storeKind(type) !== 'dist') {
+      throw new MXNetError(`DistKVStore serves distributed types, not '${type}'`, {
+        op,
+        hint: "use 'dist_sync', 'dist_async' or 'dist_device_sync'",
+      });
+    }
+    if (apps?.node?.role !== Role.Worker) {
+      throw new MXNetError('a distributed store is created on a worker node', {
+        op,
+        params: { role: apps?.node?.role },
+        hint: 'servers and the scheduler run runServerIfRole instead',
+      });
+    }
+    const bound = options.bigArrayBound ?? bigArrayBoundFrom(options.env);
+    if (!Number.isInteger(bound) || bound < 1) {
+      throw new MXNetError(`bigArrayBound must be a positive integer, got ${bound}`, { op });
+    }
+    super(runtime, type.toLowerCase());
+    this.#node = apps.node;
+    this.#worker = apps.worker;
+    this.#app = apps.app;
+    this.#bound = bound;
+    this.#comm = this.type.includes('device') ? new CommDevice(runtime) : new CommCPU(runtime);
+    this.#ops = new DistOps(runtime, {
+      init: (key, bytes) => this.#init(key, bytes),
+      send: (key, compressed, bytes) => this.#send(key, compressed, bytes),
+      recv: (key, byteLength) => this.#recv(key, byteLength),
+      pushPull: (key, bytes, byteLength) => this.#pushPull(key, bytes, byteLength),
+    });
+  }
+
+  get rank(): number {
+    return this.#node.rank;
+  }
+
+  get numWorkers(): number {
+    return this.#node.numWorkers;
+  }
+
+  /** Number of servers of the job. */
+  get numServers(): number {
+    return this.#node.numServers;
+  }
+
+  /** The big-array bound in effect (elements). */
+  get bigArrayBound(): number {
+    return this.#bound;
+  }
+
+  /** The ps-lite keys and byte lengths of a key's pushes (MXNet's PSKV), once initialised. */
+  pskv(key: Parameters<KVStore['entry']>[0], side: 'push' | 'pull' = 'push'): PSKV | undefined {
+    const e = this.entry(key);
+    const s = e === undefined ? undefined : this.#keys.get(e.id);
+    return e === undefined || s === undefined ? undefined : this.#encode(e.id, s, side === 'push');
+  }
+
+  // ---- the hooks -----------------------------------------------------------------------------------
+
+  protected initImpl(work: readonly KeyWork[]): void {
+    // Each key's init is an engine op (ops.ts) that reads the value in order and writes the key's
+    // token, so every later push and pull of the key runs after it, and the op itself never waits
+    // for other engine work (which an engine running one async op at a time could not finish).
+    for (const { entry, arrays } of work) {
+      const value = arrays[0] as NDArray;
+      const home = this.#hostContext() ?? value.ctx;
+      this.#comm.init(entry.id, { shape: entry.shape, dtype: entry.dtype });
+      const nd = this.runtime.nd;
+      const state: KeyState = {
+        n: value.size,
+        dtype: entry.dtype,
+        token: this.runtime.keep(nd.array(new Float32Array(1), { ctx: home })),
+        recv: this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: home })),
+      };
+      this.#keys.set(entry.id, state);
+      let src = value;
+      if (value.ctx !== home) {
+        src = nd.empty(entry.shape, { dtype: entry.dtype, ctx: home });
+        value.copyTo(src);
+      }
+      this.#ops.init(entry.id, src, state.token);
+      if (src !== value) src.dispose();
+    }
+  }
+
+  /** An init op's transport work: rank 0 pushes the value, then every worker joins a barrier. */
+  async #init(id: number, bytes: Uint8Array): Promise<void> {
+    const s = this.#keys.get(id);
+    if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.init' });
+    if (this.rank === 0) {
+      const pskv = this.#encode(id, s, false);
+      await this.#worker.zpush(
+        { keys: pskv.keys, vals: bytes, lens: pskv.lens },
+        commandFor(RequestType.kDefaultPushPull, s.dtype),
+      );
+    }
+    await this.#node.barrier(WORKER_GROUP);
+  }
+
+  protected override checkPush(work: readonly KeyWork[]): void {
+    const gc = this.gradientCompression;
+    for (const { entry, arrays } of work) {
+      if (gc !== undefined && entry.dtype !== 'float32') {
+        throw new MXNetError(
+          `Gradient compression is only supported for float32 type of parameters; key ${describeKey(entry.key)} is ${entry.dtype}`,
+          { op: 'KVStore.push', dtypes: [entry.dtype], hint: 'push float32 values, or do not compress' },
+        );
+      }
+      this.#comm.checkReduce(entry.id, arrays, describeKey(entry.key));
+    }
+  }
+
+  protected pushImpl(work: readonly KeyWork[]): void {
+    const gc = this.gradientCompression;
+    const nd = this.runtime.nd;
+    for (const { entry, arrays } of work) {
+      const s = this.#keys.get(entry.id) as KeyState;
+      const merged = this.#comm.reduce(entry.id, arrays);
+      const home = s.token.ctx;
+      let payload = merged;
+      if (merged.ctx !== home) {
+        s.send ??= this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: home }));
+        merged.copyTo(s.send);
+        payload = s.send;
+      }
+      if (this.#fused !== undefined) {
+        this.#fused.set(entry.id, payload);
+        continue;
+      }
+      if (gc === undefined) {
+        this.#ops.send(entry.id, payload, s.token, false);
+        continue;
+      }
+      s.residual ??= this.runtime.keep(nd.array(new Float32Array(s.n), { shape: entry.shape, ctx: home }));
+      s.packed ??= this.runtime.keep(nd.empty([compressedSize(s.n, gc.type)], { ctx: home }));
+      this.#compressionOps ??= new CompressionOps(this.runtime);
+      this.#compressionOps.quantize(gc, payload, s.residual, s.packed);
+      this.#ops.send(entry.id, s.packed, s.token, true);
+    }
+  }
+
+  protected pullImpl(work: readonly KeyWork[]): void {
+    for (const { entry, arrays } of work) {
+      const s = this.#keys.get(entry.id) as KeyState;
+      const payload = this.#fused?.get(entry.id);
+      if (payload !== undefined) this.#ops.pushPull(entry.id, s.token, payload, s.recv);
+      else this.#ops.recv(entry.id, s.token, s.recv);
+      this.#comm.broadcast(s.recv, arrays);
+    }
+  }
+
+  protected applyGradientCompression(gc: GradientCompression): void {
+    // MXNet: KVStoreLocal::SetGradientCompression (the comm is not told: no compression between
+    // the devices of a worker), then rank 0 tells the servers.
+    if (this.rank === 0) {
+      this.#track(this.#app.request(CommandType.kSetGradientCompression, gc.encode(), SERVER_GROUP));
+    }
+  }
+
+  protected disposeImpl(): void {
+    const arrays: NDArray[] = [];
+    for (const s of this.#keys.values()) {
+      for (const a of [s.token, s.recv, s.send, s.residual, s.packed]) if (a !== undefined) arrays.push(a);
+    }
+    this.#keys.clear();
+    this.#closed = this.#shutdown(arrays);
+    this.#closed.catch(() => undefined);
+  }
+
+  // ---- overrides of the user API ---------------------------------------------------------------
+
+  /** MXNet: compression settings must come before init on a dist store. */
+  override setGradientCompression(params: GradientCompressionParams): void {
+    if (!this.isDisposed && this.keys().length > 0) {
+      throw new MXNetError('set gradient compression before initialising any key of a distributed store', {
+        op: 'KVStore.setGradientCompression',
+        params: { keys: this.keys().length },
+        hint: 'call setGradientCompression right after creating the store',
+      });
+    }
+    super.setGradientCompression(params);
+  }
+
+  /**
+   * Push, then pull the updated values (MXNet `PushPullImpl`: one ZPushPull per key, answered by
+   * the servers after the update). Not with gradient compression, as in MXNet.
+   */
+  override pushpull(keys: KeysArg, values: ValuesArg, outs?: ValuesArg, options?: PushOptions): void {
+    if (this.gradientCompression !== undefined) {
+      throw new MXNetError('Compression not supported with PushPull', {
+        op: 'KVStore.pushpull',
+        hint: 'call push and then pull',
+      });
+    }
+    this.#fused = new Map();
+    try {
+      super.pushpull(keys, values, outs, options);
+    } finally {
+      this.#fused = undefined;
+    }
+  }
+
+  /**
+   * Send `optimizer` to every server (MXNet: pickled into kController; here its JSON spec), which
+   * then updates the stored weights with it. Resolves when every server installed it.
+   */
+  override setOptimizer(optimizer: Optimizer): Promise<void> {
+    this.#live('KVStore.setOptimizer');
+    const spec = serializeOptimizer(optimizer);
+    const sent = this.#app.request(CommandType.kController, spec, SERVER_GROUP);
+    const all = optimizer.multiPrecision
+      ? Promise.all([sent, this.#app.request(CommandType.kSetMultiPrecision, '', SERVER_GROUP)]).then(
+          () => undefined,
+        )
+      : sent;
+    return this.#track(all);
+  }
+
+  /** Refused: a distributed store updates on the servers (use setOptimizer). */
+  override setUpdater(_updater: unknown): never {
+    throw new MXNetError('a distributed store updates on the servers; a worker updater would never run', {
+      op: 'KVStore.setUpdater',
+      hint: 'call setOptimizer(optimizer) to send the optimizer to the servers',
+    });
+  }
+
+  /** MXNet raises: the states live on the servers. */
+  override async saveOptimizerStates(
+    _fname?: string,
+    _options?: SaveOptimizerStatesOptions,
+  ): Promise<Uint8Array> {
+    throw new MXNetError('Cannot save states for distributed training', {
+      op: 'KVStore.saveOptimizerStates',
+      hint: 'the optimizer states live on the servers of a distributed store',
+    });
+  }
+
+  /** MXNet raises: the states live on the servers. */
+  override loadOptimizerStates(_source?: string | Uint8Array): never {
+    throw new MXNetError('Cannot load states for distributed training', {
+      op: 'KVStore.loadOptimizerStates',
+      hint: 'the optimizer states live on the servers of a distributed store',
+    });
+  }
+
+  /** A barrier of every worker (MXNet `_barrier`), after this worker's inits and commands. */
+  override async barrier(): Promise<void> {
+    this.#live('KVStore.barrier');
+    await this.#settled();
+    // The keys' init ops (each with its own worker barrier) first, so barriers pair up in order.
+    await Promise.all([...this.#keys.values()].map((s) => s.token.waitToRead()));
+    await this.#node.barrier(WORKER_GROUP);
+    this.#throwFailure();
+  }
+
+  /**
+   * Dispose and leave the job (MXNet's destructor): waits for the engine, a worker barrier, rank 0
+   * stops the servers, then ps-lite Finalize. Every worker must close.
+   */
+  async close(): Promise<void> {
+    this.dispose();
+    await this.#closed;
+  }
+
+  // ---- internals -----------------------------------------------------------------------------------
+
+  #live(op: string): void {
+    if (this.isDisposed)
+      throw new MXNetError(`the ${this.type} store was disposed`, { op, hint: 'create a new store' });
+  }
+
+  #track<T>(p: Promise<T>): Promise<void> {
+    const q = p.then(
+      () => undefined,
+      (e: unknown) => {
+        this.#failure ??= e;
+        throw e;
+      },
+    );
+    const quiet = q.catch(() => undefined);
+    this.#pending.add(quiet);
+    void quiet.then(() => this.#pending.delete(quiet));
+    return q;
+  }
+
+  async #settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  #throwFailure(): void {
+    if (this.#failure !== undefined) {
+      const e = this.#failure;
+      throw e instanceof MXNetError
+        ? e
+        : new MXNetError('a request to the servers failed', { op: 'KVStoreDist', cause: e });
+    }
+  }
+
+  async #shutdown(arrays: readonly NDArray[]): Promise<void> {
+    try {
+      await this.runtime.waitall();
+    } finally {
+      for (const a of arrays) a.dispose();
+      this.#ops.dispose();
+      this.#comm.dispose();
+    }
+    await this.#settled();
+    await this.#node.barrier(WORKER_GROUP);
+    if (this.rank === 0) await this.#app.request(CommandType.kStopServer, '', SERVER_GROUP);
+    await this.#node.finalize();
+  }
+
+  #encode(id: number, s: KeyState, isPush: boolean): PSKV {
+    const gc = this.gradientCompression;
+    const ranges = this.#node.serverKeyRanges();
+    if (gc === undefined || s.dtype !== 'float32') {
+      return encodeDefaultKey(id, s.n, DType[s.dtype].bytes, ranges, this.#bound);
+    }
+    const c = encodeCompressedKey(id, s.n, gc.type, ranges, this.#bound);
+    return isPush ? c.push : c.pull;
+  }
+
+  async #send(id: number, compressed: boolean, bytes: Uint8Array): Promise<void> {
+    const s = this.#keys.get(id);
+    if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.push' });
+    const pskv = this.#encode(id, s, compressed);
+    const cmd = commandFor(
+      compressed ? RequestType.kCompressedPushPull : RequestType.kDefaultPushPull,
+      s.dtype,
+    );
+    await this.#worker.zpush({ keys: pskv.keys, vals: bytes, lens: pskv.lens }, cmd);
+  }
+
+  async #pushPull(id: number, bytes: Uint8Array, byteLength: number): Promise<Uint8Array> {
+    const s = this.#keys.get(id);
+    if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.pushpull' });
+    const pskv = this.#encode(id, s, true);
+    const cmd = commandFor(RequestType.kDefaultPushPull, s.dtype);
+    const res = await this.#worker.zpushPull({ keys: pskv.keys, vals: bytes, lens: pskv.lens }, cmd);
+    return this.#checkAnswer(id, res.vals, byteLength);
+  }
+
+  #checkAnswer(id: number, vals: Uint8Array, byteLength: number): Uint8Array {
+    if (vals.length !== byteLength) {
+      throw new MXNetError(
+        `the servers answered ${vals.length} bytes for key ${id}, expected ${byteLength}`,
+        {
+          op: 'KVStore.pull',
+          hint: 'the servers and this worker disagree on the key (was it initialised with another shape?)',
+        },
+      );
+    }
+    return vals;
+  }
+
+  async #recv(id: number, byteLength: number): Promise<Uint8Array> {
+    const s = this.#keys.get(id);
+    if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.pull' });
+    const pskv = this.#encode(id, s, false);
+    const mode =
+      this.gradientCompression !== undefined ? RequestType.kCompressedPushPull : RequestType.kDefaultPushPull;
+    const res = await this.#worker.zpull(pskv.keys, commandFor(mode, s.dtype));
+    return this.#checkAnswer(id, res.vals, byteLength);
+  }
+
+  /** MXNet's pinned host memory: cpu(0) when a backend serves it. */
+  #hostContext(): Context | undefined {
+    try {
+      this.runtime.backendFor(cpu(0));
+      return cpu(0);
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Small helpers of the ps-lite port: key ranges (ps-lite's equal split of [0, 2^64−1)), role
+ * names, the node's IPv4 address (as ps-lite's GetIP / GetAvailableInterfaceAndIP) and a deferred.
+ */
+import { MXNetError } from '@mx/base';
+import { type KeyRange, Role } from './api.js';
+
+/** ps-lite's `kMaxKey` (uint64 max). */
+export const MAX_KEY = 0xffffffffffffffffn;
+
+/** `Postoffice::GetServerKeyRanges`: server i owns [kMaxKey/n·i, kMaxKey/n·(i+1)). */
+export function serverKeyRanges(numServers: number): KeyRange[] {
+  const ranges: KeyRange[] = [];
+  if (numServers <= 0) return ranges;
+  const step = MAX_KEY / BigInt(numServers);
+  for (let i = 0; i < numServers; i++) ranges.push({ begin: step * BigInt(i), end: step * BigInt(i + 1) });
+  return ranges;
+}
+
+export function roleName(role: Role): string {
+  return role === Role.Server ? 'server' : role === Role.Worker ? 'worker' : 'scheduler';
+}
+
+/** A promise with its resolve/reject (a rejection nobody awaits is not reported). */
+export function deferred<T>(): { promise: Promise<T>; resolve(v: T): void; reject(e: unknown): void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+interface NetIf {
+  family: string | number;
+  address: string;
+  internal: boolean;
+}
+
+/**
+ * The IPv4 address of `iface` (DMLC_INTERFACE), or of the first non-loopback interface. Node only
+ * (`os.networkInterfaces`); elsewhere set DMLC_NODE_HOST.
+ */
+export function firstIPv4(iface: string | undefined): string {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process;
+  const os = proc?.getBuiltinModule?.('node:os') as
+    | { networkInterfaces(): Record<string, NetIf[] | undefined> }
+    | undefined;
+  if (!os) {
+    throw new MXNetError("cannot find this machine's address", {
+      op: 'pslite.start',
+      hint: 'set DMLC_NODE_HOST',
+    });
+  }
+  const all = os.networkInterfaces();
+  const v4 = (list: NetIf[] | undefined) => list?.find((a) => a.family === 'IPv4' || a.family === 4);
+  if (iface) {
+    const a = v4(all[iface]);
+    if (!a) {
+      throw new MXNetError(
+        `DMLC_INTERFACE=${iface} has no IPv4 address (interfaces: ${Object.keys(all).join(', ')})`,
+        {
+          op: 'pslite.config',
+          params: { DMLC_INTERFACE: iface },
+          hint: 'name an interface of this machine, or set DMLC_NODE_HOST',
+        },
+      );
+    }
+    return a.address;
+  }
+  for (const list of Object.values(all)) {
+    const a = list?.find((x) => (x.family === 'IPv4' || x.family === 4) && !x.internal);
+    if (a) return a.address;
+  }
+  return '127.0.0.1';
+}
