@@ -25,6 +25,8 @@ export type HostBody<A extends Attrs> = (
 export interface HostKernelOptions {
   /** The body returns a promise (I/O): always register an async kernel. */
   readonly async?: boolean;
+  /** The promise waits on the network: the kernel holds no engine worker slot (Kernel.ioBound). */
+  readonly ioBound?: boolean;
   /** Dtypes the kernel accepts; default float32. */
   readonly dtypes?: Kernel['dtypes'];
 }
@@ -65,6 +67,7 @@ export function hostKernel<A extends Attrs>(
   return {
     dtypes,
     execType: 'async',
+    ...(options.ioBound === true ? { ioBound: true } : {}),
     compute(attrs, ctx, inputs, req, outputs) {
       const done = ctx.onComplete ?? (() => undefined);
       const current = req[0] === OpReq.add ? read(outputs[0] as TBlob) : Promise.resolve(undefined);

@@ -317,7 +317,7 @@ function pushKernel(
       ctx,
       constVars,
       mutateVars,
-      { name },
+      kernel.ioBound === true ? { name, prop: FnProperty.async } : { name },
     );
   } else {
     // A synchronous kernel runs on this thread whenever it runs, so nothing is gained by deferring it

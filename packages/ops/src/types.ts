@@ -87,6 +87,12 @@ export interface Kernel<A extends Attrs = Attrs, P = unknown> {
   readonly computeEx?: FComputeEx<A>;
   /** `sync` (default): done when compute returns. `async`: done when `ctx.onComplete` is called. */
   readonly execType?: 'sync' | 'async';
+  /**
+   * An `async` kernel whose wait is I/O (a network round trip), not computation: the engine runs it
+   * with MXNet's `kAsync` property, so it holds no worker slot while in flight and any number of
+   * them overlap (a distributed store's push and pull of many keys), as MXNet's own do.
+   */
+  readonly ioBound?: boolean;
   /** Dtypes this kernel computes in (checked before pushing); default: the backend's compute dtypes. */
   readonly dtypes?: readonly DTypeName[];
   /**

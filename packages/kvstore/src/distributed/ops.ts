@@ -143,7 +143,7 @@ function kernels(backend: Backend, channels: Channels): [HubKernel, HubKernel] {
       else await channel.send(attrs.key, attrs.compressed, bytes);
       return [[1, new Float32Array(1)]];
     },
-    { async: true, dtypes: WIRE_DTYPES },
+    { async: true, ioBound: true, dtypes: WIRE_DTYPES },
   );
   const recv = hostKernel<RecvAttrs>(
     backend,
@@ -160,7 +160,7 @@ function kernels(backend: Backend, channels: Channels): [HubKernel, HubKernel] {
       // The output is blob 1 after the token, 2 after token and payload.
       return [[attrs.push ? 2 : 1, new info.storage(copy.buffer, 0, n) as StorageArray]];
     },
-    { async: true, dtypes: WIRE_DTYPES },
+    { async: true, ioBound: true, dtypes: WIRE_DTYPES },
   );
   return [
     Object.assign(send, { channels }) as unknown as HubKernel,

@@ -75,6 +75,8 @@ interface KeyState {
   readonly dtype: DTypeName;
   readonly token: NDArray;
   readonly recv: NDArray;
+  /** The key's place among this store's inits (the same on every worker): its barrier's turn. */
+  readonly initSeq: number;
   send?: NDArray;
   residual?: NDArray;
   packed?: NDArray;
@@ -90,6 +92,10 @@ export class DistKVStore extends KVStore {
   readonly #ops: DistOps;
   readonly #bound: number;
   readonly #keys = new Map<number, KeyState>();
+  /** Init barriers run one at a time in init order (ps-lite has one barrier in flight per node). */
+  #initSeq = 0;
+  #nextBarrier = 0;
+  readonly #barrierTurns = new Map<number, () => void>();
   #compressionOps: CompressionOps | undefined;
   readonly #pending = new Set<Promise<void>>();
   #failure: unknown;
@@ -190,6 +196,7 @@ export class DistKVStore extends KVStore {
         dtype: entry.dtype,
         token: this.runtime.keep(nd.array(new Float32Array(1), { ctx: home })),
         recv: this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: home })),
+        initSeq: this.#initSeq++,
       };
       this.#keys.set(entry.id, state);
       let src = value;
@@ -213,7 +220,19 @@ export class DistKVStore extends KVStore {
         commandFor(RequestType.kDefaultPushPull, s.dtype),
       );
     }
-    await this.#node.barrier(WORKER_GROUP);
+    // Init ops of several keys may run at once: their barriers take turns in init order, so the
+    // k-th barrier of every worker is key k's (after rank 0 pushed it).
+    while (s.initSeq !== this.#nextBarrier) {
+      await new Promise<void>((resolve) => this.#barrierTurns.set(s.initSeq, resolve));
+    }
+    try {
+      await this.#node.barrier(WORKER_GROUP);
+    } finally {
+      this.#nextBarrier++;
+      const next = this.#barrierTurns.get(this.#nextBarrier);
+      this.#barrierTurns.delete(this.#nextBarrier);
+      next?.();
+    }
   }
 
   protected override checkPush(work: readonly KeyWork[]): void {
