@@ -8,10 +8,10 @@
  * (server.ts's headers); everything else is a 404 (the page's "module that does not load").
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { sourceAliases } from './bundle.js';
+import { listenLocal } from './server.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -89,17 +89,5 @@ export async function startFileServer(pages: Readonly<Record<string, FilePage>>)
     headers['Content-Type'] = file.type;
     res.writeHead(200, headers).end(file.body);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenLocal(server);
 }

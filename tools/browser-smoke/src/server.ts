@@ -69,6 +69,11 @@ export async function startSmokeServer(pages: Readonly<Record<string, SmokePage>
       res.writeHead(200, headers).end(html(`${name}.js`));
     }
   });
+  return listenLocal(server);
+}
+
+/** Starts `server` on a free port of 127.0.0.1; `close` also ends kept-alive connections. */
+export async function listenLocal(server: Server): Promise<SmokeServer> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

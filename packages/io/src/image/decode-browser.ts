@@ -21,7 +21,14 @@
  * and tells which path gave each image (`path`), so tests can hold every path to sharp's pixels.
  */
 import { MXNetError } from '@mx/base';
-import type { RawPixels } from './decode.js';
+
+/** Interleaved 8-bit pixels as a decoder gives them. */
+export interface RawPixels {
+  readonly data: Uint8Array | Uint8ClampedArray;
+  readonly width: number;
+  readonly height: number;
+  readonly channels: number;
+}
 
 /** The two formats `imdecode` accepts. */
 export type BrowserImageFormat = 'jpeg' | 'png';

@@ -16,11 +16,11 @@
  * accepted, recognised by their signatures.
  */
 import { MXNetError } from '@mx/base';
-import { BrowserDecoder } from './decode-browser.js';
+import { BrowserDecoder, type RawPixels } from './decode-browser.js';
 import { imageSize } from './header.js';
 import type { HostImage } from './host-image.js';
 
-export { type CanvasPlatform, decodeWithCanvas } from './decode-browser.js';
+export { type CanvasPlatform, decodeWithCanvas, type RawPixels } from './decode-browser.js';
 
 /** Options of `imdecode` / `imread`. */
 export interface DecodeOptions {
@@ -33,14 +33,6 @@ export interface DecodeOptions {
    * (the browser's: createImageBitmap with a 2d canvas, WebCodecs or WebGL2 for PNGs with alpha).
    */
   readonly backend?: 'auto' | 'sharp' | 'canvas';
-}
-
-/** Interleaved 8-bit pixels as a decoder gives them. */
-export interface RawPixels {
-  readonly data: Uint8Array | Uint8ClampedArray;
-  readonly width: number;
-  readonly height: number;
-  readonly channels: number;
 }
 
 type ImageFormat = 'jpeg' | 'png';
