@@ -97,9 +97,11 @@ export function spawnDataWorker(name: string, events: DataWorkerEvents): DataWor
       terminate: async () => {
         terminating = true;
         if (!alive) return;
+        // The worker is ref'd until it has exited (at most CLOSE_GRACE_MS): a caller awaiting this
+        // must not see the process end with the wait unsettled (an idle, unref'd worker and an
+        // unref'd timer would leave the event loop empty).
+        w.ref();
         const force = setTimeout(() => void w.terminate(), CLOSE_GRACE_MS);
-        // Like the worker itself, closing never keeps the process alive.
-        (force as { unref?: () => void }).unref?.();
         try {
           w.postMessage({ type: 'close' });
         } catch {
