@@ -29,66 +29,7 @@ export interface ImageRng {
   normal(loc: number, scale: number): number;
 }
 
-const N = 624;
-const M = 397;
 const TWO_POW_32 = 4294967296;
-
-/** CPython's `_random.Random` core: MT19937 seeded with `init_by_array`. */
-class PythonMT {
-  readonly #mt = new Uint32Array(N);
-  #index = N;
-
-  constructor(key: readonly number[]) {
-    const mt = this.#mt;
-    mt[0] = 19650218;
-    for (let i = 1; i < N; i++) {
-      const prev = mt[i - 1] as number;
-      mt[i] = (Math.imul(1812433253, prev ^ (prev >>> 30)) + i) >>> 0;
-    }
-    let i = 1;
-    let j = 0;
-    for (let k = Math.max(N, key.length); k > 0; k--) {
-      const prev = mt[i - 1] as number;
-      mt[i] = (((mt[i] as number) ^ Math.imul(prev ^ (prev >>> 30), 1664525)) + (key[j] as number) + j) >>> 0;
-      i++;
-      j++;
-      if (i >= N) {
-        mt[0] = mt[N - 1] as number;
-        i = 1;
-      }
-      if (j >= key.length) j = 0;
-    }
-    for (let k = N - 1; k > 0; k--) {
-      const prev = mt[i - 1] as number;
-      mt[i] = (((mt[i] as number) ^ Math.imul(prev ^ (prev >>> 30), 1566083941)) - i) >>> 0;
-      i++;
-      if (i >= N) {
-        mt[0] = mt[N - 1] as number;
-        i = 1;
-      }
-    }
-    mt[0] = 0x80000000;
-  }
-
-  nextUint32(): number {
-    if (this.#index >= N) this.#twist();
-    let y = this.#mt[this.#index++] as number;
-    y ^= y >>> 11;
-    y ^= (y << 7) & 0x9d2c5680;
-    y ^= (y << 15) & 0xefc60000;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-
-  #twist(): void {
-    const mt = this.#mt;
-    for (let k = 0; k < N; k++) {
-      const y = ((mt[k] as number) & 0x80000000) | ((mt[(k + 1) % N] as number) & 0x7fffffff);
-      mt[k] = (mt[(k + M) % N] as number) ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
-    }
-    this.#index = 0;
-  }
-}
 
 /** 53-bit float in [0, 1) from two 32-bit outputs (CPython's `random()`, NumPy's legacy double). */
 function double53(next: () => number): number {
@@ -123,7 +64,7 @@ export type ImageRandomSeed = number | { readonly python: number; readonly numpy
  * start from fresh entropy (MXNet's generators are unseeded by default too).
  */
 export class ImageRandom implements ImageRng {
-  readonly #py: PythonMT;
+  readonly #py: MT19937;
   readonly #np: MT19937;
   #gauss: number | undefined;
 
@@ -138,7 +79,7 @@ export class ImageRandom implements ImageRng {
       key.push(n % TWO_POW_32);
       n = Math.floor(n / TWO_POW_32);
     } while (n > 0);
-    this.#py = new PythonMT(key);
+    this.#py = MT19937.fromKey(key);
     checkSeed(numpy, 'numpy seed', TWO_POW_32 - 1);
     if (numpy < 0) {
       throw new MXNetError(`numpy seed must be between 0 and 2**32 - 1, got ${numpy}`, {

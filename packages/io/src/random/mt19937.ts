@@ -38,6 +38,39 @@ export class MT19937 {
     }
   }
 
+  /**
+   * A generator seeded with `init_by_array(key)` (CPython's `random.seed(n)` passes the 32-bit
+   * words of |n|, least significant first) instead of `init_genrand(seed)`.
+   */
+  static fromKey(key: readonly number[]): MT19937 {
+    const g = new MT19937(19650218);
+    const mt = g.#mt;
+    let i = 1;
+    let j = 0;
+    for (let k = Math.max(N, key.length); k > 0; k--) {
+      const prev = mt[i - 1] as number;
+      mt[i] = (((mt[i] as number) ^ Math.imul(prev ^ (prev >>> 30), 1664525)) + (key[j] as number) + j) >>> 0;
+      i++;
+      j++;
+      if (i >= N) {
+        mt[0] = mt[N - 1] as number;
+        i = 1;
+      }
+      if (j >= key.length) j = 0;
+    }
+    for (let k = N - 1; k > 0; k--) {
+      const prev = mt[i - 1] as number;
+      mt[i] = (((mt[i] as number) ^ Math.imul(prev ^ (prev >>> 30), 1566083941)) - i) >>> 0;
+      i++;
+      if (i >= N) {
+        mt[0] = mt[N - 1] as number;
+        i = 1;
+      }
+    }
+    mt[0] = 0x80000000;
+    return g;
+  }
+
   /** The next tempered output, in [0, 2^32). */
   nextUint32(): number {
     if (this.#index >= N) this.#twist();
