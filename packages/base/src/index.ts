@@ -42,6 +42,7 @@ export {
 } from './env.js';
 export { isMXNetError, MXNetError, type MXNetErrorContext } from './error.js';
 export { fromBFloat16Bits, fromHalfBits, toBFloat16Bits, toHalfBits } from './half.js';
+export { maybeNodeBuiltin, nodeBuiltin } from './node-builtin.js';
 export {
   broadcastShapes,
   checkShape,

@@ -14,7 +14,7 @@
  * updated here (`updateOnKvstore: false`) or by the store's copy of the optimizer, pulling the new
  * weights back (`updateOnKvstore`, the default where the store can run optimizers).
  */
-import { MXNetError } from '@mx/base';
+import { MXNetError, nodeBuiltin } from '@mx/base';
 import type { GradientCompressionParams, KVStore } from '@mx/kvstore';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import {
@@ -25,7 +25,6 @@ import {
   type UpdaterFunction,
 } from '@mx/optimizer';
 import type { Parameter } from './block/parameter.js';
-import { nodeBuiltin } from './node-builtin.js';
 
 interface NodeFs {
   writeFileSync(path: string, data: Uint8Array): void;

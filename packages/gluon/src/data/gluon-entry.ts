@@ -9,15 +9,14 @@
  * import the built dist — so build the package before running worker tests), else Node's
  * resolution of '@mx/gluon' from that file or from the working directory (an application bundle
  * that still has the package installed; the CJS build, whose `import.meta` is empty unless tsup's
- * `shims` fill it in). Node built-ins are reached through `process.getBuiltinModule` (as node-builtin.ts
- * does) so browser bundles never import them; in browsers no such URL can be known, and specs that
+ * `shims` fill it in). Node built-ins come through @mx/base's `maybeNodeBuiltin`, so browser
+ * bundles never import them; in browsers no such URL can be known, and specs that
  * need it fail with an MXNetError that says what to use instead.
  *
  * Nothing is cached (no module state): a lookup is a few small file reads, done when a DataLoader
  * describes its pipeline.
  */
-import { MXNetError } from '@mx/base';
-import { maybeNodeBuiltin } from '../node-builtin.js';
+import { MXNetError, maybeNodeBuiltin } from '@mx/base';
 import type { WorkerInstanceSpec } from './worker-spec.js';
 
 const NAME = '@mx/gluon';

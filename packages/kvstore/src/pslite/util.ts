@@ -2,7 +2,7 @@
  * Small helpers of the ps-lite port: key ranges (ps-lite's equal split of [0, 2^64−1)), role
  * names, the node's IPv4 address (as ps-lite's GetIP / GetAvailableInterfaceAndIP) and a deferred.
  */
-import { MXNetError } from '@mx/base';
+import { MXNetError, maybeNodeBuiltin } from '@mx/base';
 import { type KeyRange, Role } from './api.js';
 
 /** ps-lite's `kMaxKey` (uint64 max). */
@@ -44,10 +44,7 @@ interface NetIf {
  * (`os.networkInterfaces`); elsewhere set DMLC_NODE_HOST.
  */
 export function firstIPv4(iface: string | undefined): string {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process;
-  const os = proc?.getBuiltinModule?.('node:os') as
-    | { networkInterfaces(): Record<string, NetIf[] | undefined> }
-    | undefined;
+  const os = maybeNodeBuiltin<{ networkInterfaces(): Record<string, NetIf[] | undefined> }>('node:os');
   if (!os) {
     throw new MXNetError("cannot find this machine's address", {
       op: 'pslite.start',

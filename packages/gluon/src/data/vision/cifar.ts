@@ -14,9 +14,8 @@
  * a missing file is an MXNetError naming the path and the archive to fetch. In browsers pass the
  * files' bytes as `files`.
  */
-import { MXNetError } from '@mx/base';
+import { MXNetError, nodeBuiltin } from '@mx/base';
 import type { HostArray } from '@mx/ndarray';
-import { nodeBuiltin } from '../../node-builtin.js';
 import { ArrayDataset } from '../dataset.js';
 
 export interface CIFAR10Options {

@@ -12,10 +12,9 @@
  * FashionMNIST has no embedded copy: its default root is MXNet's, $MXNET_HOME/datasets/fashion-mnist
  * (~/.mxnet/datasets/fashion-mnist). In browsers pass the file bytes as `images` and `labels`.
  */
-import { MXNetError } from '@mx/base';
+import { MXNetError, nodeBuiltin } from '@mx/base';
 import { embeddedMnist, parseIdx } from '@mx/io';
 import type { HostArray } from '@mx/ndarray';
-import { nodeBuiltin } from '../../node-builtin.js';
 import { ArrayDataset } from '../dataset.js';
 
 export interface MNISTOptions {

@@ -19,10 +19,9 @@
  *
  * Labels: a number for one label; a float32 host array `(n,)` for several (MXNet: NDArrays).
  */
-import { MXNetError } from '@mx/base';
+import { MXNetError, nodeBuiltin } from '@mx/base';
 import { image, recordio } from '@mx/io';
 import type { HostArray } from '@mx/ndarray';
-import { nodeBuiltin } from '../../node-builtin.js';
 import { applyTransform, checkIndex, Dataset, type Transform } from '../dataset.js';
 import { gluonEntry } from '../gluon-entry.js';
 import { RecordFileDataset, type RecordFileSource } from '../record-dataset.js';
