@@ -74,3 +74,30 @@ describe('CpuWasmBackend reads', () => {
     }
   });
 });
+
+describe('CpuWasmBackend.hostView', () => {
+  it('is the blob itself on a shared memory, and stays valid when the memory grows', () => {
+    const b = blob('float32', [1, 2, 3], 8);
+    const view = backend.hostView(b) as Float32Array;
+    expect(view).toBeInstanceOf(Float32Array);
+    expect(Array.from(view)).toEqual([1, 2, 3]);
+    view[1] = 7; // writes land in the blob
+    expect(Array.from(backend.readSync(b) as Float32Array)).toEqual([1, 7, 3]);
+    backend.runtime.memory.memory.grow(1);
+    backend.write(b, Float32Array.of(4, 5, 6));
+    expect(Array.from(view)).toEqual([4, 5, 6]);
+    expect(backend.hostView({ ptr: null, byteOffset: 0, shape: [0], dtype: 'int32', size: 0 })).toEqual(
+      new Int32Array(0),
+    );
+  });
+
+  it('is undefined on a non-shared memory (its buffer detaches when it grows)', () => {
+    const own = new CpuWasmBackend({ initialPages: 1, shared: false, workers: 0 });
+    try {
+      const ptr = own.allocator(cpu()).alloc(16) as number;
+      expect(own.hostView({ ptr, byteOffset: 0, shape: [4], dtype: 'float32', size: 4 })).toBeUndefined();
+    } finally {
+      own.dispose();
+    }
+  });
+});

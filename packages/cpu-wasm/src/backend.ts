@@ -97,6 +97,17 @@ export class CpuWasmBackend implements Backend<number> {
     return src.size > 0 ? new Storage(this.runtime.view(src)) : new Storage(0);
   }
 
+  /**
+   * The blob's elements over the wasm memory itself, when that memory is shared: a growing shared
+   * memory keeps its bytes in place (a non-shared one detaches its buffer on growth, so no view).
+   */
+  hostView(blob: TBlob<number>): StorageArray | undefined {
+    if (!this.runtime.memory.shared) return undefined;
+    return blob.size > 0
+      ? this.runtime.view(blob)
+      : new (DType[blob.dtype].storage as new (n: number) => StorageArray)(0);
+  }
+
   read(src: TBlob<number>): Promise<StorageArray> {
     return Promise.resolve(this.readSync(src));
   }

@@ -39,6 +39,14 @@ export interface Backend<P = unknown> {
   readSync(src: TBlob<P>): StorageArray;
   /** A host copy of a blob. */
   read(src: TBlob<P>): Promise<StorageArray>;
+  /**
+   * Optional: the blob's elements as a typed array over the device memory itself, no copy — only
+   * where device memory is host memory that never moves or detaches (cpu-wasm's shared memory);
+   * undefined otherwise (then use `readSync`/`read` and `write`). Meant for transports that send
+   * from or receive into an array (ps-lite's zero-copy SArray): the view is valid only while the
+   * engine op that holds the array's variable runs, and must not be kept beyond it.
+   */
+  hostView?(blob: TBlob<P>): StorageArray | undefined;
   /** Copy between two blobs of this backend (same dtype and size; may be different devices of it). */
   copy(dst: TBlob<P>, src: TBlob<P>): void;
   /**

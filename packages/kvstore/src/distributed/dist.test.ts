@@ -20,8 +20,10 @@ import { DistServer, type DistServerApps } from './server.js';
 import { DistKVStore, type DistWorkerApps } from './worker.js';
 
 const runtimes: Runtime[] = [];
-function runtime(dispose = true): Runtime {
-  const rt = createRuntime({ backends: [new CpuWasmBackend({ initialPages: 64 })] });
+function runtime(dispose = true, shared?: boolean): Runtime {
+  const rt = createRuntime({
+    backends: [new CpuWasmBackend({ initialPages: 64, ...(shared === false ? { shared, workers: 0 } : {}) })],
+  });
   if (dispose) runtimes.push(rt);
   return rt;
 }
@@ -52,7 +54,7 @@ interface Job {
 
 /** Run `body` on every worker of a job of `workers` × `servers`; close everything after. */
 async function job(
-  opts: { workers: number; servers: number; type?: string; bound?: number },
+  opts: { workers: number; servers: number; type?: string; bound?: number; shared?: boolean },
   body: (kv: DistKVStore, rank: number, job: Job) => Promise<void>,
 ): Promise<Job> {
   const ps = new MemoryPs({ numWorkers: opts.workers, numServers: opts.servers });
@@ -76,9 +78,14 @@ async function job(
   );
   const stores = await Promise.all(
     Array.from({ length: opts.workers }, (_, r) =>
-      DistKVStore.create(runtime(), opts.type ?? 'dist_sync', ps.worker(r) as DistWorkerApps, {
-        bigArrayBound: opts.bound,
-      }),
+      DistKVStore.create(
+        runtime(true, opts.shared),
+        opts.type ?? 'dist_sync',
+        ps.worker(r) as DistWorkerApps,
+        {
+          bigArrayBound: opts.bound,
+        },
+      ),
     ),
   );
   const j = { ps, servers };
@@ -166,6 +173,40 @@ describe('dist_sync pushpull', () => {
     // No separate pulls.
     expect(ps.messages.filter((m) => !m.push && m.pull).length).toBe(0);
   });
+});
+
+describe('the bytes of a value', () => {
+  // Workers on a shared memory send from and receive into the arrays' own memory (hostView); on a
+  // non-shared one through host copies. One output is received into directly, several through the
+  // key's buffer. A server without an optimizer keeps the sum as the value without copying it into
+  // its array until something reads the array: an optimizer set later must update that sum.
+  it.each([true, false])(
+    'shared memory %s: split sums reach one and several outputs, and a later optimizer updates them',
+    async (shared) => {
+      const n = 10;
+      const sum = (a: Float32Array, b: Float32Array) =>
+        Array.from(a, (x, i) => Math.fround(x + (b[i] as number)));
+      const w1 = sum(series(n, 1), series(n, 2));
+      const g2 = sum(series(n, 11), series(n, 12));
+      await job({ workers: 2, servers: 2, bound: 4, shared }, async (kv, rank) => {
+        const { nd } = kv.runtime;
+        kv.init(5, nd.zeros([n]));
+        kv.push(5, nd.array(series(n, rank + 1)));
+        const one = nd.zeros([n]);
+        const two = [nd.zeros([n]), nd.zeros([n])];
+        kv.pull(5, one);
+        kv.pull(5, two);
+        expect(await values(one)).toEqual(w1);
+        for (const o of two) expect(await values(o)).toEqual(w1);
+        await kv.barrier();
+        await kv.setOptimizer(createOptimizer('sgd', { learningRate: 1 }));
+        kv.push(5, nd.array(series(n, rank + 11)));
+        kv.pull(5, one);
+        const got = await values(one);
+        w1.forEach((w, i) => expect(got[i]).toBeCloseTo(w - (g2[i] as number), 6));
+      });
+    },
+  );
 });
 
 describe('string keys', () => {

@@ -17,6 +17,7 @@
  * rejected instead, so tests see the error. `messages` records every data request for tests.
  */
 import { MXNetError } from '@mx/base';
+import { mergeAnswers } from '../pslite/answers.js';
 import {
   type KeyRange,
   type KVMeta,
@@ -191,9 +192,14 @@ export class MemoryPs {
       zpush: async (kv, cmd = 0) => {
         await request(kv, cmd, true, false);
       },
-      zpull: async (keys, cmd = 0) =>
-        merge(await request({ keys, vals: EMPTY_VALS, lens: EMPTY_LENS }, cmd, false, true)),
-      zpushPull: async (kv, cmd = 0) => merge(await request(kv, cmd, true, true)),
+      zpull: async (keys, cmd = 0, _priority = 0, into?: Uint8Array) =>
+        mergeAnswers(
+          keys,
+          await request({ keys, vals: EMPTY_VALS, lens: EMPTY_LENS }, cmd, false, true),
+          into,
+        ),
+      zpushPull: async (kv, cmd = 0, _priority = 0, into?: Uint8Array) =>
+        mergeAnswers(kv.keys, await request(kv, cmd, true, true), into),
     };
   }
 
@@ -331,31 +337,4 @@ export class MemoryPs {
       },
     };
   }
-}
-
-/** ps-lite's merge of pull answers: sorted by first key, concatenated. */
-function merge(answers: KVPairs[]): KVPairs {
-  const sorted = answers
-    .filter((a) => a.keys.length > 0)
-    .sort((a, b) => ((a.keys[0] as bigint) < (b.keys[0] as bigint) ? -1 : 1));
-  const n = sorted.reduce((s, a) => s + a.keys.length, 0);
-  const bytes = sorted.reduce((s, a) => s + a.vals.length, 0);
-  const keys = new BigUint64Array(n);
-  const vals = new Uint8Array(bytes);
-  const lens = new Int32Array(n);
-  let k = 0;
-  let o = 0;
-  for (const a of sorted) {
-    keys.set(a.keys, k);
-    lens.set(
-      a.lens.length === a.keys.length
-        ? a.lens
-        : new Int32Array(a.keys.length).fill(a.vals.length / a.keys.length),
-      k,
-    );
-    vals.set(a.vals, o);
-    k += a.keys.length;
-    o += a.vals.length;
-  }
-  return { keys, vals, lens };
 }

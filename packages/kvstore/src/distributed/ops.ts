@@ -2,7 +2,10 @@
  * The network steps of the distributed store as engine operations (MXNet pushes
  * `KVStoreDistDefaultPush` / `KVStoreDistDefaultStoragePull` engine functions that call ZPush /
  * ZPull and complete in the transport's callback). Two internal ops, defined in the runtime's
- * registry on first use, with asynchronous host kernels (host-kernel.ts):
+ * registry on first use, with asynchronous I/O-bound kernels. Like MXNet's SArrays over the
+ * NDArray's pointer, they send from and receive into the array's own memory where the backend
+ * exposes it (`Backend.hostView`: cpu-wasm's shared memory), so a 100 MB push is handed to ZeroMQ
+ * without a copy and a pull lands in place; other backends go through one host copy.
  *
  * - `_kvstore_dist_send(payload) → token`: sends the payload's bytes for a key and completes when
  *   every server involved answered (in sync mode: once all workers pushed and the update ran);
@@ -19,8 +22,7 @@
  */
 import { DType, type DTypeName, MXNetError, type Shape, type StorageArray, shapeSize } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
-import { type Attrs, type Backend, type Kernel, P } from '@mx/ops';
-import { hostKernel } from '../host-kernel.js';
+import { type Attrs, type Backend, type Kernel, P, type TBlob } from '@mx/ops';
 
 export const SEND_OP = '_kvstore_dist_send';
 export const RECV_OP = '_kvstore_dist_recv';
@@ -45,10 +47,10 @@ export interface DistChannel {
   init(key: number, bytes: Uint8Array): Promise<void>;
   /** Push `bytes` for `key` (compressed: the packed gradient); resolves when answered. */
   send(key: number, compressed: boolean, bytes: Uint8Array): Promise<void>;
-  /** Pull `byteLength` bytes of `key`. */
-  recv(key: number, byteLength: number): Promise<Uint8Array>;
-  /** Push `bytes` and get `byteLength` bytes of the updated value back (ZPushPull). */
-  pushPull(key: number, bytes: Uint8Array, byteLength: number): Promise<Uint8Array>;
+  /** Pull `byteLength` bytes of `key`, into `into` when given (then the result is `into`). */
+  recv(key: number, byteLength: number, into?: Uint8Array): Promise<Uint8Array>;
+  /** Push `bytes` and get `byteLength` bytes of the updated value back (ZPushPull), as `recv`. */
+  pushPull(key: number, bytes: Uint8Array, byteLength: number, into?: Uint8Array): Promise<Uint8Array>;
 }
 
 interface SendAttrs extends Attrs {
@@ -68,8 +70,42 @@ interface RecvAttrs extends Attrs {
 type Channels = Map<string, DistChannel>;
 type HubKernel = Kernel & { readonly channels?: Channels };
 
-function bytesOf(a: StorageArray): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength).slice();
+/**
+ * The bytes of a blob without a copy where the backend exposes its memory (cpu-wasm): ps-lite
+ * sends from and receives into the array's own memory, as MXNet's ZPush/ZPull do with SArrays over
+ * the NDArray's pointer. Safe because the op holds the array's variable until the servers answered
+ * (a push is answered after its bytes arrived), and the view is not kept past the op.
+ */
+function viewBytes(backend: Backend, blob: TBlob): Uint8Array | undefined {
+  const v = backend.hostView?.(blob);
+  return v === undefined ? undefined : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/** A host copy of a blob's bytes (owned: nothing else references it). */
+async function readBytes(backend: Backend, blob: TBlob): Promise<Uint8Array> {
+  const a = backend.capabilities.syncRead ? backend.readSync(blob) : await backend.read(blob);
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+const bytesFor = async (backend: Backend, blob: TBlob) =>
+  viewBytes(backend, blob) ?? readBytes(backend, blob);
+
+/** An asynchronous, I/O-bound kernel running `body` (completes when its promise settles). */
+function ioKernel<A extends Attrs>(
+  body: (attrs: A, inputs: readonly TBlob[], outputs: readonly TBlob[]) => Promise<void>,
+): Kernel<A> {
+  return {
+    dtypes: WIRE_DTYPES,
+    execType: 'async',
+    ioBound: true,
+    compute(attrs, ctx, inputs, _req, outputs) {
+      const done = ctx.onComplete ?? (() => undefined);
+      body(attrs, inputs as readonly TBlob[], outputs as readonly TBlob[]).then(
+        () => done(),
+        (e: unknown) => done(e),
+      );
+    },
+  };
 }
 
 function channelOf(channels: Channels, id: string, op: string): DistChannel {
@@ -134,34 +170,25 @@ function defineOps(rt: Runtime): void {
 }
 
 function kernels(backend: Backend, channels: Channels): [HubKernel, HubKernel] {
-  const send = hostKernel<SendAttrs>(
-    backend,
-    async (attrs, [payload]) => {
-      const channel = channelOf(channels, attrs.channel, SEND_OP);
-      const bytes = bytesOf(payload as StorageArray);
-      if (attrs.init) await channel.init(attrs.key, bytes);
-      else await channel.send(attrs.key, attrs.compressed, bytes);
-      return [[1, new Float32Array(1)]];
-    },
-    { async: true, ioBound: true, dtypes: WIRE_DTYPES },
-  );
-  const recv = hostKernel<RecvAttrs>(
-    backend,
-    async (attrs, inputs) => {
-      const dtype = attrs.dtype ?? 'float32';
-      const info = DType[dtype];
-      const n = shapeSize(attrs.shape);
-      const channel = channelOf(channels, attrs.channel, RECV_OP);
-      const bytes = attrs.push
-        ? await channel.pushPull(attrs.key, bytesOf(inputs[1] as StorageArray), n * info.bytes)
-        : await channel.recv(attrs.key, n * info.bytes);
-      const copy = new Uint8Array(n * info.bytes);
-      copy.set(bytes);
-      // The output is blob 1 after the token, 2 after token and payload.
-      return [[attrs.push ? 2 : 1, new info.storage(copy.buffer, 0, n) as StorageArray]];
-    },
-    { async: true, ioBound: true, dtypes: WIRE_DTYPES },
-  );
+  const send = ioKernel<SendAttrs>(async (attrs, [payload], [token]) => {
+    const channel = channelOf(channels, attrs.channel, SEND_OP);
+    const bytes = await bytesFor(backend, payload as TBlob);
+    if (attrs.init) await channel.init(attrs.key, bytes);
+    else await channel.send(attrs.key, attrs.compressed, bytes);
+    backend.write(token as TBlob, Float32Array.of(1));
+  });
+  const recv = ioKernel<RecvAttrs>(async (attrs, inputs, [out]) => {
+    const info = DType[attrs.dtype ?? 'float32'];
+    const n = shapeSize(attrs.shape);
+    const channel = channelOf(channels, attrs.channel, RECV_OP);
+    const into = viewBytes(backend, out as TBlob);
+    const bytes = attrs.push
+      ? await channel.pushPull(attrs.key, await bytesFor(backend, inputs[1] as TBlob), n * info.bytes, into)
+      : await channel.recv(attrs.key, n * info.bytes, into);
+    // Without a view the answer is a new buffer of exactly the value's bytes (aligned).
+    if (into === undefined)
+      backend.write(out as TBlob, new info.storage(bytes.buffer, bytes.byteOffset, n) as StorageArray);
+  });
   return [
     Object.assign(send, { channels }) as unknown as HubKernel,
     Object.assign(recv, { channels }) as unknown as HubKernel,

@@ -11,7 +11,9 @@
  *   the sum copied to the host if elsewhere, and its bytes ZPushed under the key's PSKV
  *   (encoding.ts); with gradient compression the host sum is quantized with a per-key residual
  *   and the packed words pushed with the compressed encoding (a meta key carrying the size first);
- * - pull: ZPull into a per-key host buffer, then copied to every output. A push and a later pull of
+ * - pull: ZPull straight into the output when there is one on the key's host device (the bytes
+ *   land in the array's memory where the backend exposes it), else into a per-key host buffer
+ *   copied to every output, as MXNet always does. A push and a later pull of
  *   a key are ordered through the engine (a per-key token the send op writes and the receive op
  *   reads), as MXNet orders them through the key's `comm_buf_`;
  * - setOptimizer sends the optimizer (a JSON spec, optimizer-spec.ts, instead of a pickle) to the
@@ -74,7 +76,8 @@ interface KeyState {
   readonly n: number;
   readonly dtype: DTypeName;
   readonly token: NDArray;
-  readonly recv: NDArray;
+  /** The pull buffer copied to several outputs or another device (MXNet's recv_buf), when needed. */
+  recv?: NDArray;
   /** The key's place among this store's inits (the same on every worker): its barrier's turn. */
   readonly initSeq: number;
   send?: NDArray;
@@ -150,8 +153,8 @@ export class DistKVStore extends KVStore {
     this.#ops = new DistOps(runtime, {
       init: (key, bytes) => this.#init(key, bytes),
       send: (key, compressed, bytes) => this.#send(key, compressed, bytes),
-      recv: (key, byteLength) => this.#recv(key, byteLength),
-      pushPull: (key, bytes, byteLength) => this.#pushPull(key, bytes, byteLength),
+      recv: (key, byteLength, into) => this.#recv(key, byteLength, into),
+      pushPull: (key, bytes, byteLength, into) => this.#pushPull(key, bytes, byteLength, into),
     });
   }
 
@@ -195,7 +198,6 @@ export class DistKVStore extends KVStore {
         n: value.size,
         dtype: entry.dtype,
         token: this.runtime.keep(nd.array(new Float32Array(1), { ctx: home })),
-        recv: this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: home })),
         initSeq: this.#initSeq++,
       };
       this.#keys.set(entry.id, state);
@@ -281,9 +283,18 @@ export class DistKVStore extends KVStore {
     for (const { entry, arrays } of work) {
       const s = this.#keys.get(entry.id) as KeyState;
       const payload = this.#fused?.get(entry.id);
-      if (payload !== undefined) this.#ops.pushPull(entry.id, s.token, payload, s.recv);
-      else this.#ops.recv(entry.id, s.token, s.recv);
-      this.#comm.broadcast(s.recv, arrays);
+      // One output on the key's device is received into directly; MXNet receives into recv_buf
+      // and copies it to every output, which is what several outputs or another device get here.
+      const only = arrays.length === 1 ? (arrays[0] as NDArray) : undefined;
+      const direct = only !== undefined && only.ctx.toString() === s.token.ctx.toString();
+      const nd = this.runtime.nd;
+      if (!direct && s.recv === undefined) {
+        s.recv = this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: s.token.ctx }));
+      }
+      const target = direct ? only : (s.recv as NDArray);
+      if (payload !== undefined) this.#ops.pushPull(entry.id, s.token, payload, target);
+      else this.#ops.recv(entry.id, s.token, target);
+      if (!direct) this.#comm.broadcast(target, arrays);
     }
   }
 
@@ -469,12 +480,12 @@ export class DistKVStore extends KVStore {
     await this.#worker.zpush({ keys: pskv.keys, vals: bytes, lens: pskv.lens }, cmd);
   }
 
-  async #pushPull(id: number, bytes: Uint8Array, byteLength: number): Promise<Uint8Array> {
+  async #pushPull(id: number, bytes: Uint8Array, byteLength: number, into?: Uint8Array): Promise<Uint8Array> {
     const s = this.#keys.get(id);
     if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.pushpull' });
     const pskv = this.#encode(id, s, true);
     const cmd = commandFor(RequestType.kDefaultPushPull, s.dtype);
-    const res = await this.#worker.zpushPull({ keys: pskv.keys, vals: bytes, lens: pskv.lens }, cmd);
+    const res = await this.#worker.zpushPull({ keys: pskv.keys, vals: bytes, lens: pskv.lens }, cmd, 0, into);
     return this.#checkAnswer(id, res.vals, byteLength);
   }
 
@@ -491,13 +502,13 @@ export class DistKVStore extends KVStore {
     return vals;
   }
 
-  async #recv(id: number, byteLength: number): Promise<Uint8Array> {
+  async #recv(id: number, byteLength: number, into?: Uint8Array): Promise<Uint8Array> {
     const s = this.#keys.get(id);
     if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.pull' });
     const pskv = this.#encode(id, s, false);
     const mode =
       this.gradientCompression !== undefined ? RequestType.kCompressedPushPull : RequestType.kDefaultPushPull;
-    const res = await this.#worker.zpull(pskv.keys, commandFor(mode, s.dtype));
+    const res = await this.#worker.zpull(pskv.keys, commandFor(mode, s.dtype), 0, into);
     return this.#checkAnswer(id, res.vals, byteLength);
   }
 

@@ -78,10 +78,14 @@ export interface PsNode {
 export interface KVWorkerApi {
   /** ZPush; resolves when every server involved has answered. */
   zpush(kv: KVPairs, cmd?: number, priority?: number): Promise<void>;
-  /** ZPull of `keys`; resolves with the servers' answers merged in key order. */
-  zpull(keys: BigUint64Array, cmd?: number, priority?: number): Promise<KVPairs>;
+  /**
+   * ZPull of `keys`; resolves with the servers' answers merged in key order. With `into` (ps-lite's
+   * caller-provided `vals`, exactly the answered bytes) the values are written there, not to a new
+   * buffer.
+   */
+  zpull(keys: BigUint64Array, cmd?: number, priority?: number, into?: Uint8Array): Promise<KVPairs>;
   /** ZPushPull: push `kv` and get the servers' answers for the same keys in one round trip. */
-  zpushPull(kv: KVPairs, cmd?: number, priority?: number): Promise<KVPairs>;
+  zpushPull(kv: KVPairs, cmd?: number, priority?: number, into?: Uint8Array): Promise<KVPairs>;
 }
 
 /** `ps::KVServer<char>`. */

@@ -9,6 +9,7 @@
  * commands on the same customer (MXNet sends its controller commands that way).
  */
 import { MXNetError } from '@mx/base';
+import { mergeAnswers } from './answers.js';
 import type { KVMeta, KVPairs, KVServerApi, KVWorkerApi, SimpleAppApi, SimpleAppHost } from './api.js';
 import { Role } from './api.js';
 import {
@@ -154,15 +155,15 @@ export class KVWorker extends SimpleApp implements KVWorkerApi, SimpleAppHost {
     await this.sendKV(kv, true, false, cmd, priority);
   }
 
-  async zpull(keys: BigUint64Array, cmd = 0, priority = 0): Promise<KVPairs> {
+  async zpull(keys: BigUint64Array, cmd = 0, priority = 0, into?: Uint8Array): Promise<KVPairs> {
     const kv = { keys, vals: new Uint8Array(0), lens: new Int32Array(0) };
     checkPairs(kv, 'KVWorker.zpull', false);
-    return mergePulled(keys, await this.sendKV(kv, false, true, cmd, priority));
+    return mergeAnswers(keys, await this.sendKV(kv, false, true, cmd, priority), into);
   }
 
-  async zpushPull(kv: KVPairs, cmd = 0, priority = 0): Promise<KVPairs> {
+  async zpushPull(kv: KVPairs, cmd = 0, priority = 0, into?: Uint8Array): Promise<KVPairs> {
     checkPairs(kv, 'KVWorker.zpushPull', true);
-    return mergePulled(kv.keys, await this.sendKV(kv, true, true, cmd, priority));
+    return mergeAnswers(kv.keys, await this.sendKV(kv, true, true, cmd, priority), into);
   }
 
   /** ps-lite's `KVWorker::Send` with the default slicer. */
@@ -266,41 +267,6 @@ function sum(a: Int32Array, from: number, to: number): number {
   let s = 0;
   for (let i = from; i < to; i++) s += a[i] as number;
   return s;
-}
-
-/** Merges the servers' answers in key order and checks they answer exactly the keys asked. */
-function mergePulled(keys: BigUint64Array, parts: (KVPairs | undefined)[]): KVPairs {
-  const got = parts.filter((p): p is KVPairs => p !== undefined && p.keys.length > 0);
-  got.sort((a, b) => ((a.keys[0] as bigint) < (b.keys[0] as bigint) ? -1 : 1));
-  let total = 0;
-  let k = 0;
-  for (const p of got) {
-    for (let i = 0; i < p.keys.length; i++, k++) {
-      if (p.keys[i] !== keys[k]) {
-        throw new MXNetError(`the servers answered key ${p.keys[i]} where key ${keys[k]} was asked`, {
-          op: 'KVWorker.pull',
-          hint: 'lost some servers?',
-        });
-      }
-    }
-    total += p.vals.length;
-  }
-  if (k !== keys.length)
-    throw new MXNetError(`the servers answered ${k} of ${keys.length} keys`, {
-      op: 'KVWorker.pull',
-      hint: 'lost some servers?',
-    });
-  const vals = new Uint8Array(total);
-  const lens = new Int32Array(keys.length);
-  let v = 0;
-  k = 0;
-  for (const p of got) {
-    vals.set(p.vals, v);
-    v += p.vals.length;
-    lens.set(p.lens, k);
-    k += p.lens.length;
-  }
-  return { keys: keys.slice(), vals, lens };
 }
 
 type KVHandle = (meta: KVMeta, data: KVPairs, server: KVServerApi) => void;
