@@ -263,6 +263,16 @@ export abstract class KVStore implements Disposable {
     updater.setStates(bytes, this.runtime);
   }
 
+  /**
+   * MXNet's `get_num_dead_node`: how many nodes of `nodeId` (a node id, or a group: 1 scheduler,
+   * 2 servers, 4 workers, or a sum) this process knows to be dead, counting a node silent for
+   * `timeoutSec`. A single-process store has none.
+   */
+  numDeadNodes(_nodeId: number, _timeoutSec = 60): number {
+    this.#live('KVStore.numDeadNodes');
+    return 0;
+  }
+
   /** Wait until every worker reaches this point (MXNet `_barrier`); nothing to wait for in one process. */
   async barrier(): Promise<void> {
     this.#live('KVStore.barrier');

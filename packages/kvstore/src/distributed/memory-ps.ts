@@ -143,6 +143,7 @@ export class MemoryPs {
       id,
       numWorkers: this.numWorkers,
       numServers: this.numServers,
+      isRecovery: false,
       serverKeyRanges: () => this.ranges,
       barrier: (group) => this.#barrier(group),
       deadNodes: () => [],

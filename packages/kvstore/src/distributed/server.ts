@@ -179,7 +179,8 @@ export class DistServer {
    * ps-lite Finalize. Rejects with the MXNetError of a request the server could not serve.
    */
   async run(): Promise<void> {
-    await this.#node.barrier(SCHEDULER + SERVER_GROUP + WORKER_GROUP);
+    // MXNet's RunServer: a recovering server skips the start barrier (the others passed it).
+    if (!this.#node.isRecovery) await this.#node.barrier(SCHEDULER + SERVER_GROUP + WORKER_GROUP);
     await Promise.race([this.#stopped, this.#failed]);
     await this.#queue;
     await this.runtime.waitall();

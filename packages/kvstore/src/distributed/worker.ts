@@ -44,6 +44,7 @@ import {
   type SimpleAppApi,
   WORKER_GROUP,
 } from '../pslite/api.js';
+import { groupNodeIds } from '../pslite/van-parts.js';
 import { storeKind } from '../store-type.js';
 import {
   bigArrayBoundFrom,
@@ -118,6 +119,8 @@ export class DistKVStore extends KVStore {
     options: DistKVStoreOptions = {},
   ): Promise<DistKVStore> {
     const store = new DistKVStore(runtime, type, apps, options);
+    // A worker rejoining after a failure (ps-lite's recovery) skips what the job did at its start.
+    if (apps.node.isRecovery) return store;
     await apps.node.barrier(ALL);
     if (!store.type.includes('_async') && apps.node.rank === 0) {
       await apps.app.request(CommandType.kSyncMode, '', SERVER_GROUP);
@@ -215,6 +218,9 @@ export class DistKVStore extends KVStore {
   async #init(id: number, bytes: Uint8Array): Promise<void> {
     const s = this.#keys.get(id);
     if (s === undefined) throw new MXNetError(`key ${id} has not been inited`, { op: 'KVStore.init' });
+    // A rejoining worker finds its keys on the servers: it neither pushes them (MXNet's rank 0
+    // would, and the servers would take the values as a gradient) nor joins the init barrier.
+    if (this.#node.isRecovery) return;
     if (this.rank === 0) {
       const pskv = this.#encode(id, s, false);
       await this.#worker.zpush(
@@ -301,7 +307,7 @@ export class DistKVStore extends KVStore {
   protected applyGradientCompression(gc: GradientCompression): void {
     // MXNet: KVStoreLocal::SetGradientCompression (the comm is not told: no compression between
     // the devices of a worker), then rank 0 tells the servers.
-    if (this.rank === 0) {
+    if (this.rank === 0 && !this.#node.isRecovery) {
       this.#track(this.#app.request(CommandType.kSetGradientCompression, gc.encode(), SERVER_GROUP));
     }
   }
@@ -356,6 +362,9 @@ export class DistKVStore extends KVStore {
   override setOptimizer(optimizer: Optimizer): Promise<void> {
     this.#live('KVStore.setOptimizer');
     const spec = serializeOptimizer(optimizer);
+    // A rejoining worker does not send it again: the servers would rebuild their updater and drop
+    // its states (momentum), as MXNet's would.
+    if (this.#node.isRecovery) return Promise.resolve();
     const sent = this.#app.request(CommandType.kController, spec, SERVER_GROUP);
     const all = optimizer.multiPrecision
       ? Promise.all([sent, this.#app.request(CommandType.kSetMultiPrecision, '', SERVER_GROUP)]).then(
@@ -390,6 +399,13 @@ export class DistKVStore extends KVStore {
       op: 'KVStore.loadOptimizerStates',
       hint: 'the optimizer states live on the servers of a distributed store',
     });
+  }
+
+  /** Dead nodes of `nodeId` (an id or a group) as this worker knows them (module doc of van.ts). */
+  override numDeadNodes(nodeId: number, timeoutSec = 60): number {
+    this.#live('KVStore.numDeadNodes');
+    const watch = new Set(groupNodeIds(nodeId, this.#node.numServers, this.#node.numWorkers));
+    return this.#node.deadNodes(timeoutSec).filter((id) => watch.has(id)).length;
   }
 
   /** A barrier of every worker (MXNet `_barrier`), after this worker's inits and commands. */

@@ -64,11 +64,19 @@ export interface PsNode {
   readonly id: number;
   readonly numWorkers: number;
   readonly numServers: number;
+  /**
+   * ps-lite's `is_recovery()`: this node registered after the job started and took the place (id,
+   * rank) of a dead node of its role. MXNet then skips the start and init barriers.
+   */
+  readonly isRecovery: boolean;
   /** Key range owned by each server, by server rank (ps-lite: an equal split of [0, 2^64)). */
   serverKeyRanges(): readonly KeyRange[];
   /** Waits until every node in `group` (a sum of the group ids) reached this barrier. */
   barrier(group: number): Promise<void>;
-  /** Nodes reported dead by heartbeats within `timeoutSec` (ps-lite `GetDeadNodes`). */
+  /**
+   * Nodes dead as this node knows it (ps-lite `GetDeadNodes`: no heartbeat within `timeoutSec` —
+   * the scheduler watches every node, the others the scheduler — plus nodes reported dead to it).
+   */
   deadNodes(timeoutSec: number): number[];
   /** Leaves the job (ps-lite `Finalize`: a barrier over everyone, then TERMINATE). */
   finalize(): Promise<void>;

@@ -9,6 +9,9 @@
  * PS_HEARTBEAT_INTERVAL=0 (or PS_HEARTBEAT_TIMEOUT=0) to turn them off. When C++ nodes join, give
  * every process the same values (a C++ node without PS_HEARTBEAT_INTERVAL never beats, and our
  * scheduler would report it dead).
+ *
+ * Also ours: a barrier including a dead node fails at once, unless PS_RECOVERY_TIMEOUT gives a
+ * restarted node time to take the dead one's place (ps-lite's recovery) — ps-lite just waits.
  */
 import { MXNetError } from '@mx/base';
 import type { Role } from './api.js';
@@ -36,6 +39,11 @@ export interface PsConfig {
   readonly heartbeatTimeoutSec: number;
   /** PS_CONNECT_TIMEOUT (ours, seconds, default 60): how long to wait for the scheduler's node list. */
   readonly connectTimeoutSec: number;
+  /**
+   * PS_RECOVERY_TIMEOUT (ours, seconds, default 0): how long a barrier that includes a dead node
+   * waits for a node to take its place (ps-lite's recovery) before failing. 0: it fails at once.
+   */
+  readonly recoveryTimeoutSec: number;
   /** PS_DROP_MSG: percent of received messages dropped on purpose (ps-lite's debug knob). */
   readonly dropRate: number;
   /** DMLC_PS_VAN_TYPE: only `zmq` (the default) here. */
@@ -153,6 +161,7 @@ export function readPsConfig(env: Env, overrides: Partial<PsConfig> = {}): PsCon
       DEFAULT_CONNECT_TIMEOUT_SEC,
       'seconds >= 0',
     ),
+    recoveryTimeoutSec: num('PS_RECOVERY_TIMEOUT', env.PS_RECOVERY_TIMEOUT, 0, 'seconds >= 0'),
     dropRate: int('PS_DROP_MSG', env.PS_DROP_MSG, 0, 100, 'a percentage 0..100') ?? 0,
     vanType,
     ...overrides,

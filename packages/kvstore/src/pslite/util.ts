@@ -33,6 +33,19 @@ export function deferred<T>(): { promise: Promise<T>; resolve(v: T): void; rejec
   return { promise, resolve, reject };
 }
 
+/** `promise`, or a rejection with `onTimeout()` after `ms` (the timer is cleared either way). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => unknown): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 interface NetIf {
   family: string | number;
   address: string;

@@ -1,7 +1,8 @@
 /**
  * The pieces of the van that need none of its state: the options and customer interfaces, ps-lite's
- * node order at the scheduler, and the errors for a silent scheduler or a dead node (kept here so
- * van.ts stays readable).
+ * node order at the scheduler, the data messages held for an app that is not registered yet, and
+ * the errors for a silent scheduler, a dead node or a message never ACKed (kept here so van.ts
+ * stays readable).
  */
 import { MXNetError } from '@mx/base';
 import { idToRank, Role, SCHEDULER, SERVER_GROUP, WORKER_GROUP } from './api.js';
@@ -90,8 +91,60 @@ export function deadNodeError(id: number, timeoutSec: number): MXNetError {
   return new MXNetError(`node ${id} (${what}) sent no heartbeat for ${timeoutSec} s; it is considered dead`, {
     op: 'pslite.heartbeat',
     params: { node: id, PS_HEARTBEAT_TIMEOUT: timeoutSec },
-    hint: 'the process died or hangs; restart the job (ps-lite has no recovery here)',
+    hint: 'the process died or hangs: restart it with the same DMLC_* variables to rejoin (ps-lite recovery, meant for dist_async workers), or restart the job',
   });
+}
+
+/** A node joins barriers of groups that include its role only. */
+export function checkBarrierGroup(role: Role, group: number): void {
+  const bit = role === Role.Scheduler ? SCHEDULER : role === Role.Worker ? WORKER_GROUP : SERVER_GROUP;
+  if (!(group & bit)) {
+    throw new MXNetError(`a ${roleName(role)} cannot join a barrier of group ${group}`, {
+      op: 'pslite.barrier',
+      params: { group },
+      hint: "the group must include this node's role (1 scheduler, 2 servers, 4 workers)",
+    });
+  }
+}
+
+/** The error of a message a peer never ACKed under PS_RESEND. */
+export function resendGaveUpError(node: number, tries: number, timeoutMs: number): MXNetError {
+  return new MXNetError(
+    `node ${node} did not ACK a message after ${tries} tries (PS_RESEND_TIMEOUT=${timeoutMs} ms)`,
+    { op: 'pslite.resend', params: { node } },
+  );
+}
+
+/**
+ * Data messages for an app (customer) not registered yet — a peer may send before this node's app
+ * exists — held for `holdMs`, then dropped with a warning.
+ */
+export class HeldMessages {
+  #held: { key: string; msg: Message; at: number }[] = [];
+
+  constructor(
+    private readonly holdMs: number,
+    private readonly warn: (text: string) => void,
+  ) {}
+
+  /** Holds `msg` for the app `key` ("appId:customerId"); drops what waited too long. */
+  hold(key: string, msg: Message, now: number): void {
+    this.#held = this.#held.filter((h) => {
+      if (h.at + this.holdMs >= now) return true;
+      this.warn(
+        `no app ${h.msg.meta.appId} customer ${h.key.split(':')[1]} after ${this.holdMs / 1000} s; message dropped`,
+      );
+      return false;
+    });
+    this.#held.push({ key, msg, at: now });
+  }
+
+  /** Removes and returns the messages held for `key`, in arrival order. */
+  take(key: string): Message[] {
+    const mine = this.#held.filter((h) => h.key === key).map((h) => h.msg);
+    this.#held = this.#held.filter((h) => h.key !== key);
+    return mine;
+  }
 }
 
 /** ps-lite's `GetNodeIDs`: the ids of a node id or a sum of groups (workers, servers, scheduler). */

@@ -1,17 +1,18 @@
 /**
  * ps-lite's Van and Postoffice in one object per node (`PsPostoffice`): the startup handshake
  * (ADD_NODE to the scheduler, which sorts the nodes as ps-lite does, assigns ids and broadcasts the
- * list), barriers counted by the scheduler per group, heartbeats, the resender, and dispatch of data
- * messages to the apps (customers). There is no process-wide singleton: a process may hold several
- * nodes, which is how the tests run a whole job in one process.
+ * list), recovery (a node registering after the start takes a dead node's id; van-nodes.ts),
+ * barriers counted by the scheduler per group, heartbeats, the resender, and dispatch of data
+ * messages to the apps (customers). No process-wide singleton: a process may hold several nodes.
  *
  * Where ps-lite would hang or abort, this van fails with an MXNetError instead: a scheduler that
  * never answers (PS_CONNECT_TIMEOUT), a node whose heartbeats stop (the scheduler notices and sends
  * the NODE_FAILED extension; the others notice a silent scheduler themselves), a message never
- * ACKed under PS_RESEND, and garbage frames (logged and dropped, the node keeps serving).
+ * ACKed under PS_RESEND; garbage frames are logged and dropped, the node keeps serving.
  */
 import { MXNetError } from '@mx/base';
 import { idToRank, type KeyRange, type PsNode, Role, SCHEDULER, SERVER_GROUP, WORKER_GROUP } from './api.js';
+import { Barriers } from './barriers.js';
 import {
   Command,
   controlMessage,
@@ -25,23 +26,20 @@ import {
 import { type PsConfig, readPsConfig } from './env.js';
 import { Resender } from './resender.js';
 import type { Transport } from './transport.js';
-import { deferred, firstIPv4, roleName, serverKeyRanges } from './util.js';
+import { deferred, firstIPv4, roleName, serverKeyRanges, withTimeout } from './util.js';
+import { NodeTable } from './van-nodes.js';
 import {
   type Customer,
+  checkBarrierGroup,
   connectTimeoutError,
   deadNodeError,
   groupNodeIds,
+  HeldMessages,
   type PostofficeOptions,
-  sortNodesLikePsLite,
+  resendGaveUpError,
 } from './van-parts.js';
 
 export type { Customer, PostofficeOptions } from './van-parts.js';
-
-interface BarrierWaiter {
-  group: number;
-  resolve(): void;
-  reject(e: MXNetError): void;
-}
 
 const HOLD_MS = 5000;
 
@@ -60,14 +58,10 @@ export class PsPostoffice implements PsNode {
   private ready = false;
   private stopped = false;
   private readyWait = deferred<void>();
-  private readonly registered: NodeInfo[] = [];
-  private readonly connected = new Map<string, number>();
-  private barrierCount = new Map<number, number>();
-  private barrierWaiters: BarrierWaiter[] = [];
-  private readonly heartbeats = new Map<number, number>();
-  private readonly dead = new Map<number, MXNetError>();
+  private readonly nodes = new NodeTable();
+  private readonly barriers: Barriers;
   private readonly customers = new Map<string, Customer>();
-  private held: { key: string; msg: Message; at: number }[] = [];
+  private readonly held = new HeldMessages(HOLD_MS, (t) => this.warn(t));
   private resender: Resender | undefined;
   private timers: ReturnType<typeof setInterval>[] = [];
   private startTime = Date.now();
@@ -83,6 +77,11 @@ export class PsPostoffice implements PsNode {
     this.numWorkers = config.numWorker;
     this.numServers = config.numServer;
     this.log = log;
+    const nodes = this.nodes;
+    this.barriers = new Barriers(
+      { nodeIds: (g) => this.nodeIds(g), deadError: (i) => nodes.dead.get(i) },
+      config.recoveryTimeoutSec * 1000,
+    );
     this.me =
       config.role === Role.Scheduler
         ? makeNode(Role.Scheduler, { id: SCHEDULER, hostname: config.rootUri, port: config.rootPort })
@@ -105,7 +104,9 @@ export class PsPostoffice implements PsNode {
     const po = new PsPostoffice(config, await factory(), log, options.tap);
     try {
       await po.startVan(options.customerId ?? 0, options.onBound);
-      if (options.doBarrier ?? true) await po.barrier(SCHEDULER + SERVER_GROUP + WORKER_GROUP);
+      // ps-lite: a recovering node skips it (the others passed it long ago).
+      if ((options.doBarrier ?? true) && !po.isRecovery)
+        await po.barrier(SCHEDULER + SERVER_GROUP + WORKER_GROUP);
     } catch (e) {
       await po.close();
       throw e;
@@ -126,6 +127,10 @@ export class PsPostoffice implements PsNode {
   get port(): number {
     return this.me.port;
   }
+  /** ps-lite's `is_recovery()`: this node took the place of a dead one after the job started. */
+  get isRecovery(): boolean {
+    return this.me.isRecovery;
+  }
   get isReady(): boolean {
     return this.ready && !this.stopped;
   }
@@ -145,7 +150,7 @@ export class PsPostoffice implements PsNode {
 
   /** The error that made `id` dead, if it is. */
   deadError(id: number): MXNetError | undefined {
-    return this.dead.get(id);
+    return this.nodes.dead.get(id);
   }
 
   /** Registers an app's customer (ps-lite's `AddCustomer`); held messages for it are delivered. */
@@ -160,9 +165,7 @@ export class PsPostoffice implements PsNode {
     // Held messages go out on a later turn: the app's constructor (which calls this) and its
     // `setRequestHandle` finish first.
     setTimeout(() => {
-      const mine = this.held.filter((h) => h.key === key);
-      this.held = this.held.filter((h) => h.key !== key);
-      for (const h of mine) this.deliver(customer, h.msg);
+      for (const m of this.held.take(key)) this.deliver(customer, m);
     }, 0);
   }
 
@@ -173,35 +176,30 @@ export class PsPostoffice implements PsNode {
   async barrier(group: number): Promise<void> {
     const ids = this.nodeIds(group);
     if (ids.length <= 1) return;
-    const bit =
-      this.role === Role.Scheduler ? SCHEDULER : this.role === Role.Worker ? WORKER_GROUP : SERVER_GROUP;
-    if (!(group & bit)) {
-      throw new MXNetError(`a ${roleName(this.role)} cannot join a barrier of group ${group}`, {
-        op: 'pslite.barrier',
-        params: { group },
-        hint: "the group must include this node's role (1 scheduler, 2 servers, 4 workers)",
-      });
-    }
-    const failed = ids.map((i) => this.dead.get(i)).find((e) => e !== undefined) ?? this.stoppedError();
-    if (failed) throw failed;
-    const wait = deferred<void>();
-    this.barrierWaiters.push({ group, resolve: wait.resolve, reject: wait.reject });
+    checkBarrierGroup(this.role, group);
+    const stopped = this.stoppedError();
+    if (stopped) throw stopped;
+    const wait = this.barriers.wait(group);
     const ts = this.nextTimestamp();
     const f = { request: true, barrierGroup: group, appId: 0, customerId: 0, timestamp: ts };
     this.send(controlMessage(SCHEDULER, Command.BARRIER, f));
-    return wait.promise;
+    return wait;
   }
 
   deadNodes(timeoutSec: number): number[] {
-    if (!this.ready || timeoutSec <= 0) return [];
+    // ps-lite's GetDeadNodes (the scheduler watches every node, the others the scheduler), plus the
+    // nodes this one knows dead (the scheduler's NODE_FAILED, a resend given up).
+    const out = new Set(this.nodes.dead.keys());
     const now = Date.now();
     const t = timeoutSec * 1000;
-    if (this.startTime + t >= now) return [];
-    const ids = this.role === Role.Scheduler ? this.nodeIds(WORKER_GROUP + SERVER_GROUP) : [SCHEDULER];
-    return ids.filter((r) => {
-      const beat = this.heartbeats.get(r);
-      return beat === undefined || beat + t < now;
-    });
+    if (this.ready && timeoutSec > 0 && this.startTime + t < now) {
+      const ids = this.role === Role.Scheduler ? this.nodeIds(WORKER_GROUP + SERVER_GROUP) : [SCHEDULER];
+      for (const r of ids) {
+        const beat = this.nodes.heartbeats.get(r);
+        if (beat === undefined || beat + t < now) out.add(r);
+      }
+    }
+    return [...out].sort((a, b) => a - b);
   }
 
   async finalize(): Promise<void> {
@@ -224,7 +222,7 @@ export class PsPostoffice implements PsNode {
     this.resender?.stop();
     const err = this.stoppedError() as MXNetError;
     this.readyWait.reject(err);
-    for (const w of this.barrierWaiters.splice(0)) w.reject(err);
+    this.barriers.failAll(err);
     const everyone = this.nodeIds(SCHEDULER + SERVER_GROUP + WORKER_GROUP);
     for (const c of this.customers.values()) c.nodeFailed(everyone, err);
     await this.transport.close();
@@ -269,16 +267,7 @@ export class PsPostoffice implements PsNode {
       const f = { node: [this.me], timestamp: this.nextTimestamp() };
       this.transmit(controlMessage(SCHEDULER, Command.ADD_NODE, f));
     }
-    const timeout = c.connectTimeoutSec * 1000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.connectTimeoutError()), timeout);
-    });
-    try {
-      await Promise.race([this.readyWait.promise, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withTimeout(this.readyWait.promise, c.connectTimeoutSec * 1000, () => this.connectTimeoutError());
     this.startTime = Date.now();
     if (c.resend) {
       this.resender = new Resender(c.resendTimeoutMs, 10, {
@@ -288,16 +277,7 @@ export class PsPostoffice implements PsNode {
           this.transmit(controlMessage(peer, Command.ACK, { msgSig: sig }));
         },
         onGiveUp: (m, n) =>
-          this.markDead(
-            [m.meta.recver],
-            new MXNetError(
-              `node ${m.meta.recver} did not ACK a message after ${n} tries (PS_RESEND_TIMEOUT=${c.resendTimeoutMs} ms)`,
-              {
-                op: 'pslite.resend',
-                params: { node: m.meta.recver },
-              },
-            ),
-          ),
+          this.markDead([m.meta.recver], resendGaveUpError(m.meta.recver, n, c.resendTimeoutMs)),
         warn: (t) => this.warn(t),
         now: () => Date.now(),
       });
@@ -307,7 +287,7 @@ export class PsPostoffice implements PsNode {
 
   private connectTimeoutError(): MXNetError {
     const reached = this.role !== Role.Scheduler && this.transport.reached(SCHEDULER);
-    return connectTimeoutError(this.config, this.me.port, this.registered.length, reached);
+    return connectTimeoutError(this.config, this.me.port, this.nodes.registered.length, reached);
   }
 
   private startHeartbeats(): void {
@@ -329,32 +309,26 @@ export class PsPostoffice implements PsNode {
   private checkDead(): void {
     const timeout = this.config.heartbeatTimeoutSec;
     for (const id of this.deadNodes(timeout))
-      if (!this.dead.has(id)) this.markDead([id], deadNodeError(id, timeout));
+      if (!this.nodes.dead.has(id)) this.markDead([id], deadNodeError(id, timeout));
   }
 
   /** Marks nodes dead: fails what waits on them, and (scheduler) tells everyone else. */
   private markDead(ids: number[], error: MXNetError): void {
-    const fresh = ids.filter((i) => !this.dead.has(i));
+    const fresh = ids.filter((i) => !this.nodes.dead.has(i));
     if (fresh.length === 0 || this.stopped) return;
-    for (const i of fresh) this.dead.set(i, error);
+    for (const i of fresh) this.nodes.dead.set(i, error);
     this.warn(error.message.split('\n')[0] as string);
     for (const i of fresh) this.resender?.forgetPeer(i);
-    const keep: BarrierWaiter[] = [];
-    for (const w of this.barrierWaiters) {
-      const ids2 = this.nodeIds(w.group);
-      if (this.role !== Role.Scheduler && fresh.includes(SCHEDULER)) w.reject(error);
-      else if (ids2.some((i) => fresh.includes(i))) w.reject(error);
-      else keep.push(w);
-    }
-    this.barrierWaiters = keep;
+    this.barriers.nodesDied(fresh, error, this.role === Role.Scheduler ? undefined : SCHEDULER);
     for (const c of this.customers.values()) c.nodeFailed(fresh, error);
     if (this.role === Role.Scheduler) {
       for (const r of this.nodeIds(WORKER_GROUP + SERVER_GROUP)) {
-        if (this.dead.has(r)) continue;
+        if (this.nodes.dead.has(r)) continue;
         const node = fresh.map((id) => makeNode(id % 2 === 0 ? Role.Server : Role.Worker, { id, port: 0 }));
         const body = new TextEncoder().encode(error.message.split('\n')[0]);
         this.send(controlMessage(r, Command.NODE_FAILED, { node, body, timestamp: this.nextTimestamp() }));
       }
+      for (const n of this.nodes.waiting.slice()) this.recoverNode(n);
     }
   }
 
@@ -413,15 +387,7 @@ export class PsPostoffice implements PsNode {
       this.deliver(customer, msg);
       return;
     }
-    const now = Date.now();
-    this.held = this.held.filter((h) => {
-      if (h.at + HOLD_MS >= now) return true;
-      this.warn(
-        `no app ${h.msg.meta.appId} customer ${h.key.split(':')[1]} after ${HOLD_MS / 1000} s; message dropped`,
-      );
-      return false;
-    });
-    this.held.push({ key, msg, at: now });
+    this.held.hold(key, msg, Date.now());
   }
 
   private deliver(customer: Customer, msg: Message): void {
@@ -443,24 +409,23 @@ export class PsPostoffice implements PsNode {
           op: 'pslite.addNode',
         });
       const node = nodes[0] as NodeInfo;
-      if (this.ready) {
-        this.warn(
-          `node ${node.hostname}:${node.port} registered after the start; recovery is not supported, ignored`,
-        );
-        return;
-      }
       if (node.role === Role.Scheduler || !node.hostname || !(node.port > 0 && node.port < 65536)) {
         throw new MXNetError(
           `ADD_NODE with an invalid node (role ${node.role}, ${node.hostname}:${node.port})`,
           { op: 'pslite.addNode' },
         );
       }
-      this.registered.push({ ...node, id: K_EMPTY });
+      if (this.ready) {
+        this.recoverNode(node);
+        return;
+      }
+      const registered = this.nodes.registered;
+      registered.push({ ...node, id: K_EMPTY, isRecovery: false });
       this.vlog(
         1,
-        `${roleName(node.role)} at ${node.hostname}:${node.port} registered (${this.registered.length}/${this.numServers + this.numWorkers})`,
+        `${roleName(node.role)} at ${node.hostname}:${node.port} registered (${registered.length}/${this.numServers + this.numWorkers})`,
       );
-      if (this.registered.length === this.numServers + this.numWorkers) this.assignIds();
+      if (registered.length === this.numServers + this.numWorkers) this.assignIds();
       return;
     }
     if (msg.meta.sender !== SCHEDULER)
@@ -474,13 +439,16 @@ export class PsPostoffice implements PsNode {
       throw new MXNetError('the node list from the scheduler does not contain this node', {
         op: 'pslite.addNode',
       });
+    const now = Date.now();
     for (const n of nodes) {
-      const addr = `${n.hostname}:${n.port}`;
-      if (this.connected.has(addr)) continue;
-      this.connected.set(addr, n.id);
+      if (this.nodes.isLinked(n)) continue;
+      // After the start, the list names a node that replaced a dead one (ps-lite's recovery).
+      if (this.ready && n.isRecovery && n.id !== this.me.id) {
+        this.vlog(1, `node ${n.id} rejoined from ${n.hostname}:${n.port}`);
+        this.nodes.revive(n, now);
+      } else this.nodes.link(n, now);
       if (n.id === this.me.id || (n.role === this.me.role && n.id !== this.me.id)) continue;
       this.transport.connect(n.id, n.hostname, n.port, `ps${this.me.id}`);
-      this.heartbeats.set(n.id, Date.now());
     }
     this.vlog(1, `${this.short()} is connected to others`);
     this.ready = true;
@@ -489,26 +457,20 @@ export class PsPostoffice implements PsNode {
 
   /** The scheduler's id assignment: ps-lite's order (hostname descending, then port ascending). */
   private assignIds(): void {
-    const nodes = this.registered;
-    sortNodesLikePsLite(nodes);
-    let servers = 0;
-    let workers = 0;
+    const nodes = this.nodes.registered;
+    const err = this.nodes.assignIds(this.numServers, this.numWorkers);
     const now = Date.now();
     for (const n of nodes) {
-      n.id = n.role === Role.Server ? 8 + 2 * servers++ : 9 + 2 * workers++;
       this.vlog(1, `assign rank=${n.id} to node role=${roleName(n.role)}, ip=${n.hostname}, port=${n.port}`);
       this.transport.connect(n.id, n.hostname, n.port, `ps${SCHEDULER}`);
-      this.connected.set(`${n.hostname}:${n.port}`, n.id);
-      this.heartbeats.set(n.id, now);
+      this.nodes.link(n, now);
     }
-    if (servers !== this.numServers || workers !== this.numWorkers) {
-      const err = new MXNetError(
-        `registered ${servers} servers and ${workers} workers, expected DMLC_NUM_SERVER=${this.numServers} and DMLC_NUM_WORKER=${this.numWorkers}`,
-        { op: 'pslite.start', hint: 'give every process the same DMLC_NUM_SERVER / DMLC_NUM_WORKER' },
-      );
+    if (err !== undefined) {
       this.readyWait.reject(err);
       return;
     }
+    const workers = this.numWorkers;
+    const servers = this.numServers;
     const list = [...nodes, { ...this.me }];
     for (const r of this.nodeIds(WORKER_GROUP + SERVER_GROUP)) {
       this.send(controlMessage(r, Command.ADD_NODE, { node: list, timestamp: this.nextTimestamp() }));
@@ -518,6 +480,29 @@ export class PsPostoffice implements PsNode {
     this.readyWait.resolve();
   }
 
+  /**
+   * The scheduler's side of ps-lite's recovery: `node` registered after the start and takes the id
+   * of a dead node of its role; it gets the whole list, the live nodes just the new record (they
+   * reconnect to that id). Without a dead node of its role it waits for one.
+   */
+  private recoverNode(node: NodeInfo): void {
+    const rec = this.nodes.recover(node);
+    const where = `${roleName(node.role)} at ${node.hostname}:${node.port}`;
+    if (rec === undefined) {
+      this.vlog(1, `${where} registered after the start; it waits for a ${roleName(node.role)} to die`);
+      return;
+    }
+    this.warn(`${where} replaces dead node ${rec.id} (recovery)`);
+    this.transport.connect(rec.id, rec.hostname, rec.port, `ps${SCHEDULER}`);
+    this.nodes.revive(rec, Date.now());
+    const list = [...this.nodes.registered, { ...this.me }];
+    for (const r of this.nodeIds(WORKER_GROUP + SERVER_GROUP)) {
+      if (r !== rec.id && this.nodes.dead.has(r)) continue;
+      const node = r === rec.id ? list : [rec];
+      this.send(controlMessage(r, Command.ADD_NODE, { node, timestamp: this.nextTimestamp() }));
+    }
+  }
+
   private processBarrier(msg: Message): void {
     const m = msg.meta;
     if (!m.request) {
@@ -525,7 +510,7 @@ export class PsPostoffice implements PsNode {
         throw new MXNetError(`a barrier release from node ${m.sender}, not the scheduler`, {
           op: 'pslite.barrier',
         });
-      for (const w of this.barrierWaiters.splice(0)) w.resolve();
+      this.barriers.release();
       return;
     }
     if (this.role !== Role.Scheduler)
@@ -533,14 +518,10 @@ export class PsPostoffice implements PsNode {
         op: 'pslite.barrier',
       });
     const group = m.control.barrierGroup;
-    const ids = this.nodeIds(group);
-    const count = (this.barrierCount.get(group) ?? 0) + 1;
-    this.vlog(1, `Barrier count for ${group} : ${count}`);
-    if (count < ids.length) {
-      this.barrierCount.set(group, count);
-      return;
-    }
-    this.barrierCount.set(group, 0);
+    this.nodeIds(group); // an unknown group throws here
+    this.vlog(1, `Barrier count for ${group} : ${this.barriers.asked(group) + 1}`);
+    const ids = this.barriers.arrive(group, m.sender);
+    if (ids === undefined) return;
     for (const r of ids) {
       const f = { request: false, appId: m.appId, customerId: m.customerId, timestamp: this.nextTimestamp() };
       this.send(controlMessage(r, Command.BARRIER, f));
@@ -549,9 +530,10 @@ export class PsPostoffice implements PsNode {
 
   private processHeartbeat(msg: Message): void {
     const now = Date.now();
+    const answer = this.role === Role.Scheduler && this.ready;
     for (const n of msg.meta.control.node) {
-      this.heartbeats.set(n.id, now);
-      if (this.role === Role.Scheduler && this.ready && !this.dead.has(n.id) && msg.meta.sender === n.id) {
+      this.nodes.heartbeats.set(n.id, now);
+      if (answer && !this.nodes.dead.has(n.id) && msg.meta.sender === n.id) {
         const f = { node: [this.me], timestamp: this.nextTimestamp() };
         this.send(controlMessage(n.id, Command.HEARTBEAT, f));
       }
