@@ -55,8 +55,9 @@ describe('direct reads of large records', () => {
   const path = join(tmp, 'mixed.rec');
   writeFileSync(path, bytes);
 
-  it('returns every payload: big ones in their own ArrayBuffer (filled by readSync), small ones in disjoint slab views', () => {
+  it('returns every payload: big ones in their own ArrayBuffer (filled by readv), small ones in disjoint views', () => {
     const readSync = vi.spyOn(fsModule(), 'readSync' as never);
+    const readvSync = vi.spyOn(fsModule(), 'readvSync' as never);
     try {
       const r = new MXRecordIO(path, 'r');
       const got = [...r];
@@ -87,8 +88,12 @@ describe('direct reads of large records', () => {
       const smalls = got.filter((p) => p.length <= 4096);
       (smalls[0] as Uint8Array).fill(0xee);
       for (const [i, p] of got.entries()) if (p !== smalls[0]) expect(p, `record ${i}`).toEqual(recs[i]);
-      const targets = new Set(readSync.mock.calls.map((c) => c[1]));
-      const direct = got.filter((p) => targets.has(p as never));
+      // The ArrayBuffers the file was read into (readv reads a payload through a view of it).
+      const targets = new Set<ArrayBufferLike>([
+        ...readSync.mock.calls.map((c) => (c[1] as Uint8Array).buffer),
+        ...readvSync.mock.calls.flatMap((c) => (c[1] as Uint8Array[]).map((b) => b.buffer)),
+      ]);
+      const direct = got.filter((p) => p.length > 4096 && targets.has(p.buffer));
       // The single-part records of 16 KiB or more after the 1 MiB buffer's first fill (records
       // 20-79 but for the 8 small ones and the multi-part one, read through the buffer).
       expect(direct.length).toBeGreaterThan(45);
@@ -98,6 +103,7 @@ describe('direct reads of large records', () => {
       expect(Math.max(...readSync.mock.calls.map((c) => c[3] as number))).toBeLessThanOrEqual(1 << 20);
     } finally {
       readSync.mockRestore();
+      readvSync.mockRestore();
     }
   });
 
@@ -143,6 +149,38 @@ describe('direct reads of large records', () => {
     expect(
       got.filter((p) => p.length > 4096 && (p.byteOffset !== 0 || p.buffer.byteLength !== p.length)),
     ).toEqual([]);
+  });
+
+  it('small records lent from the read buffer stay the caller’s: refills, seeks back and reset do not touch them', () => {
+    // 3000 records of 1-600 bytes (about 1 MB): read in sequence, they are views of read buffers.
+    const small: Uint8Array[] = [];
+    let x = 4242;
+    for (let i = 0; i < 3000; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      small.push(new Uint8Array(1 + (x % 600)).map((_, j) => (i * 31 + j) & 0xff));
+    }
+    const p = join(tmp, 'small.rec');
+    writeFileSync(p, refEncode(small));
+    const r = new MXRecordIO(p, 'r', { bufferSize: 65536 });
+    const offsets: number[] = [];
+    const got: Uint8Array[] = [];
+    for (let i = 0; i < small.length; i++) {
+      offsets.push(r.tell());
+      got.push(r.read() as Uint8Array);
+    }
+    expect(r.read()).toBeNull();
+    // Many records share a buffer (views), yet every one still holds its bytes after all refills.
+    expect(new Set(got.map((g) => g.buffer)).size).toBeLessThan(got.length / 10);
+    for (const [i, g] of got.entries()) expect(g, `record ${i}`).toEqual(small[i]);
+    // The caller scribbles over a lent record still in the buffer; seeking back reads the file.
+    (got[2997] as Uint8Array).fill(0xee);
+    r.seekOffset(offsets[2997] as number);
+    expect(r.read()).toEqual(small[2997]);
+    expect(r.read()).toEqual(small[2998]);
+    r.reset();
+    expect(r.read()).toEqual(small[0]);
+    for (const [i, g] of got.entries()) if (i !== 2997) expect(g, `record ${i}`).toEqual(small[i]);
+    r.close();
   });
 
   it('a file cut short under a direct read fails there and does not move the reader', () => {

@@ -7,7 +7,7 @@
  * share one implementation of the checks. Errors name the file, the byte offset and the record.
  */
 import { MXNetError } from '@mx/base';
-import { type PayloadSlab, SLAB_MAX_PAYLOAD } from './source.js';
+import { allocBytes, type PayloadSlab, SLAB_MAX_PAYLOAD } from './source.js';
 
 /** dmlc's `RecordIOWriter::kMagic`; little-endian bytes `0A 23 D7 CE`. */
 export const RECORDIO_MAGIC = 0xced7230a;
@@ -225,6 +225,21 @@ export function parseRecord(
 const END: ParseResult = { kind: 'end' };
 
 /**
+ * A copy of `buf[from, from + len)` the caller owns: a view into `slab` when there is one and the
+ * payload is small, else an array with its own ArrayBuffer.
+ */
+export function copyPayload(
+  buf: Uint8Array,
+  from: number,
+  len: number,
+  slab: PayloadSlab | undefined,
+): Uint8Array {
+  const out = slab !== undefined && len <= SLAB_MAX_PAYLOAD ? slab.take(len) : allocBytes(len);
+  out.set(buf.subarray(from, from + len));
+  return out;
+}
+
+/**
  * Copies the payload out of `parts` validated parts at `buf[start]`, the magic between parts; a
  * small single part into `slab` when there is one.
  */
@@ -235,13 +250,8 @@ function joinParts(
   total: number,
   slab: PayloadSlab | undefined,
 ): Uint8Array {
-  if (parts === 1) {
-    if (slab === undefined || total > SLAB_MAX_PAYLOAD) return buf.slice(start + 8, start + 8 + total);
-    const out = slab.take(total);
-    out.set(buf.subarray(start + 8, start + 8 + total));
-    return out;
-  }
-  const out = new Uint8Array(total);
+  if (parts === 1) return copyPayload(buf, start + 8, total, slab);
+  const out = allocBytes(total);
   let at = start;
   let o = 0;
   for (let p = 0; p < parts; p++) {

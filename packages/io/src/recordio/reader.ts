@@ -3,27 +3,38 @@
  * generators that yield the reads they need ({@link ReadRequest}) and get back the byte counts, so
  * one implementation of reading, seeking and part splitting serves both: `runSync` answers from a
  * sync source, `runAsync` awaits an async one. Records already in the buffer are returned without
- * starting a generator. A large single-part record (≥ 1/64 of the buffer, 16 KiB by default) that is
- * not all buffered is read straight from the file into the array returned (one copy, not two), and
- * the refill after it reads only a small chunk, so the next large record's header comes cheaply and
- * its payload also goes straight to its array. That is for sync sources, whose reads are cheap (the
- * sync driver marks the requests it answers); an async read costs much more per call, so there only
- * a record larger than the buffer is read directly, and refills always fill it. A failed read does
- * not move the position (it fails the same way again); `reset()` returns to the start of the file
- * or part and forgets the buffer.
+ * starting a generator; read in sequence from a sync source, a small one (≤ 4 KiB) is a view of
+ * the buffer itself, which is then lent (never written again: the next refill goes to a fresh
+ * one), as copying it out cost more than reading the file. A large single-part record (≥ 1/64 of
+ * the buffer, 16 KiB by default) that is not all buffered is read straight from the file into the
+ * array returned (one copy, not two), and for sync sources the same call (`readv`) brings the next
+ * 4 KiB into the buffer, so the next large record's header comes cheaply and its payload also goes
+ * straight to its array. That is for sync sources, whose reads are cheap (the sync driver marks
+ * the requests it answers); an async read costs much more per call, so there only a record larger
+ * than the buffer is read directly, and refills always fill it. A failed read does not move the
+ * position (it fails the same way again); `reset()` returns to the start of the file or part and
+ * forgets the buffer.
  */
 import { MXNetError } from '@mx/base';
 import {
   align4,
   checkRecordHead,
+  copyPayload,
   decodeFlag,
   decodeLength,
+  isMagicAt,
   type ParseContext,
   type ParseResult,
   parseRecord,
   u32At,
 } from './format.js';
-import { type AsyncByteSource, allocBytes, PayloadSlab, type SyncByteSource } from './source.js';
+import {
+  type AsyncByteSource,
+  allocBytes,
+  PayloadSlab,
+  SLAB_MAX_PAYLOAD,
+  type SyncByteSource,
+} from './source.js';
 import { DEFAULT_BUFFER_SIZE, partBounds, ReadWindow, scanRecordHead, shrunkError } from './window.js';
 
 /** Options of the readers. */
@@ -47,6 +58,11 @@ export interface ReadRequest {
   readonly position: number;
   /** Set by the sync driver when it answers: this reader's reads are cheap. */
   sync?: boolean;
+  /**
+   * Where the bytes after the request may go in the same call, for a source that can (`readvAt`);
+   * the answer then counts them too (an answer above `length` filled part of `tail`).
+   */
+  readonly tail?: Uint8Array | undefined;
 }
 
 type Io<T> = Generator<ReadRequest, T, number>;
@@ -161,10 +177,38 @@ export class ReaderCore {
     }
   }
 
-  /** The next record from the buffer alone, or 'need' when the buffer does not hold all of it. */
+  /**
+   * The next record from the buffer alone, or 'need' when the buffer does not hold all of it. This
+   * runs once per record, so the common case (a whole single-part record buffered) is decided here
+   * with no parse result or context; anything else (end, parts, errors, a partial record) goes
+   * through the general parse, which checks and reports it.
+   */
   readBuffered(op: string): Uint8Array | null | 'need' {
-    const r = this.#parse(op);
-    return this.#take(r);
+    const win = this.#win;
+    const buf = win.buffer;
+    const pos = this.#pos;
+    const i = pos - win.base;
+    // Bytes buffered from `pos` up to the end of the range (negative when `pos` is not buffered).
+    const avail = Math.min(win.fill, this.#end - win.base) - i;
+    if (i >= 0 && avail >= 8 && isMagicAt(buf, i)) {
+      const lrec = u32At(buf, i + 4);
+      const len = decodeLength(lrec);
+      const size = 8 + align4(len);
+      if (decodeFlag(lrec) === 0 && size <= avail) {
+        this.#pos = pos + size;
+        const record = this.#record;
+        // After a seek (random access) a lent view could keep a whole buffer alive for one record.
+        if (record === undefined || len > SLAB_MAX_PAYLOAD || !this.#cheapReads) {
+          if (record !== undefined) this.#record = record + 1;
+          return copyPayload(buf, i + 8, len, this.#parseCtx.slab);
+        }
+        this.#record = record + 1;
+        // Reading on sequentially from a sync source: the payload is lent out of the buffer itself.
+        win.lend();
+        return new Uint8Array(buf.buffer, buf.byteOffset + i + 8, len);
+      }
+    }
+    return this.#take(this.#parse(op));
   }
 
   *read(op: string): Io<Uint8Array | null> {
@@ -201,14 +245,27 @@ export class ReaderCore {
     const from = this.#win.indexOf(pos) + 8;
     let got = Math.min(len, this.#win.available(pos, this.#end) - 8);
     out.set(this.#win.buffer.subarray(from, from + got));
-    while (got < len) {
-      const n = yield { buffer: out, offset: got, length: len - got, position: pos + 8 + got };
-      if (n <= 0) throw shrunkError(this.name, op, pos + 8 + got, this.size);
-      got += n;
+    // Sync: the window restarts right after the payload (its padding first), and the same call
+    // that reads the payload reads the successor's header into it (one readv, not two reads).
+    let tail: Uint8Array | undefined;
+    const after = pos + 8 + len;
+    if (got < len && this.#cheapReads && after < this.#end) {
+      const plan = this.#win.plan(after, 0, this.#end);
+      tail = this.#win.buffer.subarray(plan.offset, plan.offset + Math.min(plan.length, HEAD_CHUNK));
     }
+    let tailGot = 0;
+    while (got < len) {
+      const rest = len - got;
+      const n = yield { buffer: out, offset: got, length: rest, position: pos + 8 + got, tail };
+      if (n <= 0) throw shrunkError(this.name, op, pos + 8 + got, this.size);
+      got += Math.min(n, rest);
+      tailGot = Math.max(0, n - rest);
+    }
+    if (tailGot > 0) this.#win.commit(tailGot);
     this.#pos = pos + 8 + align4(len);
     if (this.#record !== undefined) this.#record++;
-    this.#afterDirect = true;
+    // Without the successor's header in hand, the next refill is a short one (see #ensure).
+    this.#afterDirect = tailGot === 0;
     return out;
   }
 
@@ -245,6 +302,8 @@ export class ReaderCore {
         },
       );
     }
+    // A caller may have changed payloads lent from the buffer: a seek back must re-read the file.
+    if (this.#win.lent) this.#win.clear();
     if (requireRecord) {
       const need = Math.min(8, this.#end - pos);
       yield* this.#ensure(pos, need, this.#end, op);
@@ -262,7 +321,11 @@ export function runSync<T>(op: Io<T>, src: SyncByteSource): T {
   while (!r.done) {
     const q = r.value;
     q.sync = true;
-    r = op.next(src.readAt(q.buffer, q.offset, q.length, q.position));
+    const n =
+      q.tail !== undefined && src.readvAt !== undefined
+        ? src.readvAt([q.buffer.subarray(q.offset, q.offset + q.length), q.tail], q.position)
+        : src.readAt(q.buffer, q.offset, q.length, q.position);
+    r = op.next(n);
   }
   return r.value;
 }

@@ -157,12 +157,19 @@ export class MXRecordIO {
   }
 
   /**
-   * The next record's payload (a fresh copy: later reads never write it), or null at the end of the
-   * file or part. Payloads of up to 4 KiB are views into a 64 KiB slab shared with their neighbours
-   * (like Node's pooled Buffers): use `record.slice()` before transferring `record.buffer`.
+   * The next record's payload (the caller's: later reads, `reset()` and `close()` never write it),
+   * or null at the end of the file or part. Payloads larger than 4 KiB own their ArrayBuffer.
+   * Smaller ones are views shared with their neighbours (like Node's pooled Buffers): read on in
+   * sequence from a file, views of the read buffer itself (at most 256 KiB, the default 1 MiB for
+   * the first), which the reader never writes again; after a seek, views into a 64 KiB slab. So
+   * one kept small record keeps that buffer alive: `record.slice()` keeps only its bytes, and is
+   * needed before transferring `record.buffer`.
    */
   read(): Uint8Array | null {
-    const { core, src } = this.requireReader('MXRecordIO.read');
+    // The fields, not requireReader's pair: this runs once per record.
+    const core = this.#reader;
+    const src = this.#src;
+    if (core === undefined || src === undefined) throw this.#modeError('MXRecordIO.read', 'r');
     const hit = core.readBuffered('MXRecordIO.read');
     return hit === 'need' ? runSync(core.read('MXRecordIO.read'), src) : hit;
   }

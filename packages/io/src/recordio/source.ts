@@ -14,6 +14,11 @@ export interface SyncByteSource {
   readonly size: number;
   /** Copies up to `length` bytes from `position` into `dst` at `offset`; returns how many (0 at the end). */
   readAt(dst: Uint8Array, offset: number, length: number, position: number): number;
+  /**
+   * Optional: fills `parts` one after the other from `position` in one call (`readv`); returns how
+   * many bytes in all (fewer at the end of the file).
+   */
+  readvAt?(parts: readonly Uint8Array[], position: number): number;
   close(): void;
 }
 
@@ -37,6 +42,7 @@ interface NodeFs {
   closeSync(fd: number): void;
   fstatSync(fd: number): { size: number };
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  readvSync(fd: number, buffers: readonly Uint8Array[], position: number): number;
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
   readFileSync(path: string): Uint8Array;
 }
@@ -84,6 +90,13 @@ export function openFileSource(path: string, op: string): SyncByteSource {
     readAt(dst, offset, length, position) {
       try {
         return fs.readSync(fd, dst, offset, length, position);
+      } catch (e) {
+        throw fileError(op, 'read', path, e);
+      }
+    },
+    readvAt(parts, position) {
+      try {
+        return fs.readvSync(fd, parts, position);
       } catch (e) {
         throw fileError(op, 'read', path, e);
       }
@@ -154,7 +167,9 @@ export const SLAB_MAX_PAYLOAD = 4096;
 const SLAB_SIZE = 1 << 16;
 
 /**
- * Where a reader puts small payloads: consecutive, 8-byte aligned views into a 64 KiB slab that is
+ * Where a reader puts small payloads it copies (those of async sources, and after a seek; read in
+ * sequence from a sync source they are lent from the read buffer instead, see ReadWindow.lend):
+ * consecutive, 8-byte aligned views into a 64 KiB slab that is
  * never reused, a fresh one when it is full (as Node's Buffer pool does with 8 KiB). Allocating an
  * ArrayBuffer per record cost more than reading the file for records of a few hundred bytes; a view
  * costs a tenth of that. The views own their bytes (nothing else writes them), but share their
@@ -162,18 +177,21 @@ const SLAB_SIZE = 1 << 16;
  * neighbours with it — `record.slice()` gives an exclusive copy. One per reader (no shared state).
  */
 export class PayloadSlab {
-  #slab: Uint8Array = new Uint8Array(0);
+  /** The current slab's ArrayBuffer itself (not a view's `.buffer`: this runs once per record). */
+  #slab: ArrayBufferLike = new ArrayBuffer(0);
+  #size = 0;
   #used = 0;
 
   /** A view of `n` (≤ SLAB_MAX_PAYLOAD) fresh bytes for the caller to fill. */
   take(n: number): Uint8Array {
-    if (this.#used + n > this.#slab.length) {
-      this.#slab = allocBytes(SLAB_SIZE);
-      this.#used = 0;
+    let at = this.#used;
+    if (at + n > this.#size) {
+      this.#slab = allocBytes(SLAB_SIZE).buffer;
+      this.#size = SLAB_SIZE;
+      at = 0;
     }
-    const v = new Uint8Array(this.#slab.buffer, this.#used, n);
-    this.#used = (this.#used + n + 7) & ~7;
-    return v;
+    this.#used = (at + n + 7) & ~7;
+    return new Uint8Array(this.#slab, at, n);
   }
 }
 

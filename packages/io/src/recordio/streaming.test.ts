@@ -1,6 +1,7 @@
 /**
- * Readers stream: a Node file is read with positional `readSync` calls into one buffer of the
- * configured size (no `readFileSync`, no read larger than the buffer unless one record needs it),
+ * Readers stream: a Node file is read with positional `readSync` calls into buffers of the
+ * configured size (no `readFileSync`, no read larger than the buffer; a large record is read into
+ * its own array by `readvSync`),
  * and a Blob/File is read in `slice()`s of that size, never whole. Also: an InMemoryFile written in
  * a "browser" flow (no file system), turned into a Blob and a File, read back with its index.
  */
@@ -40,6 +41,7 @@ describe('streaming reads', () => {
       process as unknown as { getBuiltinModule(id: string): Record<string, (...a: unknown[]) => unknown> }
     ).getBuiltinModule('node:fs');
     const readSync = vi.spyOn(fs, 'readSync' as never);
+    const readvSync = vi.spyOn(fs, 'readvSync' as never);
     const readFileSync = vi.spyOn(fs, 'readFileSync' as never);
     try {
       const r = new MXRecordIO(path, 'r', { bufferSize: 16384 });
@@ -48,15 +50,21 @@ describe('streaming reads', () => {
       r.close();
       expect(n).toBe(recs.length);
       const lengths = readSync.mock.calls.map((c) => c[3] as number);
-      // Reads of at most the buffer size until the 100 KB record, which is read straight into its
-      // own array in one read; never the whole file.
-      const big = lengths.findIndex((l) => l > 16384);
-      expect(big).toBeGreaterThan(10);
-      expect(Math.max(...lengths)).toBeLessThanOrEqual(100_008);
-      expect(lengths.length).toBeGreaterThan(bytes.length / 100_008);
+      const vectors = readvSync.mock.calls.map((c) => (c[1] as Uint8Array[]).map((b) => b.length));
+      // Reads of at most the buffer size; records not all buffered (of 1/64 of it or more) are
+      // read straight into their arrays by readv, with at most 4 KiB after them into the buffer:
+      // one of those payload reads is larger than the buffer, the 100 KB record's; never the
+      // whole file.
+      expect(Math.max(...lengths)).toBeLessThanOrEqual(16384);
+      expect(vectors.every((v) => v.length === 2 && (v[1] as number) <= 4096)).toBe(true);
+      const over = vectors.map((v) => v[0] as number).filter((l) => l > 16384);
+      expect(over.length).toBe(1);
+      expect(over[0]).toBeLessThanOrEqual(100_000);
+      expect(lengths.length + vectors.length).toBeGreaterThan(bytes.length / 16384);
       expect(readFileSync).not.toHaveBeenCalled();
     } finally {
       readSync.mockRestore();
+      readvSync.mockRestore();
       readFileSync.mockRestore();
     }
   });

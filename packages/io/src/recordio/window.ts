@@ -1,12 +1,15 @@
 /**
- * The read buffer shared by the sync and async readers: one reusable `Uint8Array` holding a window
- * of the file, refilled in chunks (never the whole file) and grown only when one record is larger
- * than it. The window does no I/O itself: `plan` says where to read, the driver reads (sync or
+ * The read buffer shared by the sync and async readers: a `Uint8Array` holding a window of the
+ * file, refilled in chunks (never the whole file) and grown only when one record is larger than
+ * it. It is reused until the reader lends views of it (small payloads returned without a copy):
+ * from then on nothing writes it again and the next refill goes into a fresh buffer, so a view
+ * stays the caller's. The window does no I/O itself: `plan` says where to read, the driver reads (sync or
  * async) and `commit`s, so both drivers share the bookkeeping. Also here: dmlc's part split
  * (`InputSplitBase::ResetPartition` + `RecordIOSplitter::SeekRecordBegin`) as pure steps.
  */
 import { MXNetError } from '@mx/base';
 import { decodeFlag, isMagicAt, u32At } from './format.js';
+import { allocBytes } from './source.js';
 
 /** Default read buffer: 1 MiB. */
 export const DEFAULT_BUFFER_SIZE = 1 << 20;
@@ -19,15 +22,38 @@ export interface ReadPlan {
   readonly min: number;
 }
 
+/** The most a buffer that lent views is replaced with (what one kept view can keep alive). */
+export const LEND_CHUNK = 1 << 18;
+
 export class ReadWindow {
   #buf: Uint8Array;
   /** File offset of `#buf[0]`. */
   #base = 0;
   /** Valid bytes in `#buf`. */
   #fill = 0;
+  /** Whether views into `#buf` were handed out: then it is never written again. */
+  #lent = false;
+  /** Size of the fresh buffer that replaces a lent one. */
+  readonly #lendChunk: number;
 
   constructor(capacity: number) {
-    this.#buf = new Uint8Array(Math.max(64, capacity));
+    // Not zero-filled: only the bytes reads committed are ever looked at.
+    this.#buf = allocBytes(Math.max(64, capacity));
+    this.#lendChunk = Math.min(this.#buf.length, LEND_CHUNK);
+  }
+
+  /**
+   * Marks the buffer as lent: views of committed bytes were handed out, so no later read, move or
+   * growth writes into it; the next refill goes into a fresh buffer of at most {@link LEND_CHUNK}
+   * bytes (or the record's size), keeping what is buffered from the position on.
+   */
+  lend(): void {
+    this.#lent = true;
+  }
+
+  /** Whether the buffer was lent (see {@link lend}). */
+  get lent(): boolean {
+    return this.#lent;
   }
 
   /** The buffered bytes from file offset `pos` up to `limit` (empty when `pos` is not buffered). */
@@ -61,20 +87,31 @@ export class ReadWindow {
    */
   plan(pos: number, need: number, limit: number): ReadPlan {
     const from = pos - this.#base;
-    let keep = 0;
-    if (from >= 0 && from < this.#fill) {
-      keep = this.#fill - from;
+    const keep = from >= 0 && from < this.#fill ? this.#fill - from : 0;
+    if (this.#lent || need > this.#buf.length) {
+      // A lent buffer is left to its views; a short one is outgrown.
+      const size = this.#lent ? Math.max(need, this.#lendChunk) : Math.max(need, this.#buf.length * 2);
+      const fresh = allocBytes(size);
+      if (keep > 0) fresh.set(this.#buf.subarray(from, this.#fill));
+      this.#buf = fresh;
+      this.#lent = false;
+    } else if (keep > 0) {
       this.#buf.copyWithin(0, from, this.#fill);
-    }
-    if (need > this.#buf.length) {
-      const grown = new Uint8Array(Math.max(need, this.#buf.length * 2));
-      grown.set(this.#buf.subarray(0, keep));
-      this.#buf = grown;
     }
     this.#base = pos;
     this.#fill = keep;
     const length = Math.max(0, Math.min(this.#buf.length - keep, limit - pos - keep));
     return { offset: keep, length, position: pos + keep, min: Math.max(0, need - keep) };
+  }
+
+  /** File offset of `buffer[0]`. */
+  get base(): number {
+    return this.#base;
+  }
+
+  /** Valid bytes at the start of `buffer`. */
+  get fill(): number {
+    return this.#fill;
   }
 
   /** The buffer a plan reads into. */
