@@ -4,7 +4,7 @@
  * after them are taken), check every payload against the plain reference encoder's input, that
  * each result owns exactly its ArrayBuffer (ImageRecordIter transfers `record.buffer` to workers),
  * that the big arrays are the ones readSync filled, and the bad path: a file cut short under a
- * direct read fails without moving the reader.
+ * direct read fails without moving the reader. `readView` reads the same file as views of its buffer.
  */
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -181,6 +181,24 @@ describe('direct reads of large records', () => {
     expect(r.read()).toEqual(small[0]);
     for (const [i, g] of got.entries()) if (i !== 2997) expect(g, `record ${i}`).toEqual(small[i]);
     r.close();
+  });
+
+  it('readView reads the same records from the file as views of the buffer, which grows for big ones', () => {
+    for (const bufferSize of [undefined, 20_000]) {
+      const r = new MXRecordIO(path, 'r', bufferSize === undefined ? {} : { bufferSize });
+      const got: Uint8Array[] = [];
+      const buffers = new Set<ArrayBufferLike>();
+      for (let v = r.readView(); v !== null; v = r.readView()) {
+        buffers.add(v.buffer);
+        got.push(v.slice());
+      }
+      r.close();
+      expect(got.length).toBe(recs.length);
+      for (const [i, g] of got.entries()) expect(g, `record ${i}`).toEqual(recs[i]);
+      // Views of one reused buffer (a few once it grew or a multi-part record was copied), not a
+      // buffer per record.
+      expect(buffers.size).toBeLessThan(8);
+    }
   });
 
   it('a file cut short under a direct read fails there and does not move the reader', () => {

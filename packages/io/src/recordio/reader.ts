@@ -183,7 +183,7 @@ export class ReaderCore {
    * with no parse result or context; anything else (end, parts, errors, a partial record) goes
    * through the general parse, which checks and reports it.
    */
-  readBuffered(op: string): Uint8Array | null | 'need' {
+  readBuffered(op: string, view = false): Uint8Array | null | 'need' {
     const win = this.#win;
     const buf = win.buffer;
     const pos = this.#pos;
@@ -197,6 +197,11 @@ export class ReaderCore {
       if (decodeFlag(lrec) === 0 && size <= avail) {
         this.#pos = pos + size;
         const record = this.#record;
+        if (view) {
+          // A view valid until the buffer moves (the next read): nothing is lent or copied.
+          if (record !== undefined) this.#record = record + 1;
+          return new Uint8Array(buf.buffer, buf.byteOffset + i + 8, len);
+        }
         // After a seek (random access) a lent view could keep a whole buffer alive for one record.
         if (record === undefined || len > SLAB_MAX_PAYLOAD || !this.#cheapReads) {
           if (record !== undefined) this.#record = record + 1;
@@ -211,11 +216,19 @@ export class ReaderCore {
     return this.#take(this.#parse(op));
   }
 
-  *read(op: string): Io<Uint8Array | null> {
+  /**
+   * The next record; with `view`, a single-part one is a view into the buffer, valid until the
+   * next read (the record is brought whole into the buffer, never read directly into its own).
+   */
+  *read(op: string, view = false): Io<Uint8Array | null> {
     for (;;) {
+      if (view) {
+        const hit = this.readBuffered(op, true);
+        if (hit !== 'need') return hit;
+      }
       const r = this.#parse(op);
       if (r.kind !== 'need') return this.#take(r) as Uint8Array | null;
-      const direct = this.#directLength(r.bytes);
+      const direct = view ? -1 : this.#directLength(r.bytes);
       if (direct >= 0) return yield* this.#readDirect(direct, op);
       yield* this.#ensure(this.#pos, r.bytes, this.#end, op);
     }

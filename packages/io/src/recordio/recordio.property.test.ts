@@ -2,7 +2,8 @@
  * Property and mutation fuzzing (fast-check, fixed seed, bounded runs; MX_FUZZ_SCALE=10 runs ten
  * times as many): random records with the magic number planted at aligned and unaligned offsets
  * must be framed exactly like the test's plain reference encoder and read back through the sync and
- * async readers with random buffer sizes; every part split must hand out each record once, to the
+ * async readers with random buffer sizes (and `readView`, mixed with `read` at random, without
+ * changing what `read` returned); every part split must hand out each record once, to the
  * part its header starts in (bounds moved to the next record head, as dmlc does); mutated files
  * (flips, truncations, junk, planted magics, edited lrec words) must read exactly as the reference
  * decoder reads them or fail with an MXNetError, never anything else, never hang, and the reader
@@ -72,6 +73,32 @@ describe('RecordIO properties', () => {
         expect(back.offsets).toEqual(refDecode(bytes).offsets);
         expect((await readAllAsync(bytes, bufferSize)).map(hex)).toEqual(recs.map(hex));
       }),
+      { seed: SEED, numRuns: 150 * SCALE },
+    );
+  });
+
+  it('readView gives what read() gives, mixed with read() in any order, leaving read()’s records alone', () => {
+    fc.assert(
+      fc.property(
+        recordsArb,
+        fc.integer({ min: 1, max: 300 }),
+        fc.array(fc.boolean(), { maxLength: 14 }),
+        (recs, bufferSize, views) => {
+          const bytes = refEncode(recs);
+          const r = new MXRecordIO(bytes, 'r', { bufferSize });
+          const got: string[] = [];
+          const owned: [Uint8Array, string][] = [];
+          for (let i = 0; ; i++) {
+            const view = views[i] ?? true;
+            const p = view ? r.readView() : r.read();
+            if (p === null) break;
+            got.push(hex(p));
+            if (!view) owned.push([p, hex(p)]);
+          }
+          expect(got).toEqual(recs.map(hex));
+          for (const [p, h] of owned) expect(hex(p)).toBe(h);
+        },
+      ),
       { seed: SEED, numRuns: 150 * SCALE },
     );
   });

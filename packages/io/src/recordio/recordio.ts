@@ -174,6 +174,20 @@ export class MXRecordIO {
     return hit === 'need' ? runSync(core.read('MXRecordIO.read'), src) : hit;
   }
 
+  /**
+   * The next record's payload as a view into the reader's buffer, valid only until the next read,
+   * seek, `reset()` or `close()` — MXNet's C API `MXRecordIOReaderReadRecord`, whose pointer lives
+   * as long (Python's `read()` copies it). No copy and no allocation per record: the fastest way
+   * through a file; `slice()` a record to keep it. A multi-part record is a copy. null at the end.
+   */
+  readView(): Uint8Array | null {
+    const core = this.#reader;
+    const src = this.#src;
+    if (core === undefined || src === undefined) throw this.#modeError('MXRecordIO.readView', 'r');
+    const hit = core.readBuffered('MXRecordIO.readView', true);
+    return hit === 'need' ? runSync(core.read('MXRecordIO.readView', true), src) : hit;
+  }
+
   /** Writer: bytes written so far (the next record's offset). Reader: the next record's offset. */
   tell(): number {
     if (this.#writer) return this.#writer.out.tell();
