@@ -57,6 +57,7 @@ const ENTRIES = {
   webgpu: './page/webgpu-entry.ts',
   'gluon-io': './gluon-io-page/entry.ts',
   'image-record-iter': './image-record-iter-page/entry.ts',
+  'gluon-workers': './gluon-workers-page/entry.ts',
 } as const;
 
 export async function bundleSmokePage(name: keyof typeof ENTRIES = 'smoke'): Promise<SmokeBundle> {

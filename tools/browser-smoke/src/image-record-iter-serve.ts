@@ -6,6 +6,7 @@
  * page, so this is a small static server of its own: each page folder `/<page>/` serves an HTML
  * shell loading `<script>.js` and the files given, cross-origin isolated or plain
  * (server.ts's headers); everything else is a 404 (the page's "module that does not load").
+ * gluon-workers.test.ts serves an ESM build of @mx/gluon the same way (DataLoader `workerModule`).
  */
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +16,16 @@ import { listenLocal } from './server.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The ESM build of @mx/io (packages/io/src/index.ts and its @mx dependencies, bundled). */
-export async function bundleIoModule(): Promise<{ js: string; ms: number }> {
+/**
+ * The ESM build of @mx/`pkg` (packages/`pkg`/src/index.ts and its @mx dependencies, bundled): the
+ * module an app serves for its workers (`worker_module` of ImageRecordIter, `workerModule` of
+ * gluon's DataLoader).
+ */
+export async function bundlePackageModule(pkg: string): Promise<{ js: string; ms: number }> {
   const t = performance.now();
   const result = await build({
-    entryPoints: [`${REPO}packages/io/src/index.ts`],
-    outfile: `${REPO}tools/browser-smoke/out/mx-io.js`,
+    entryPoints: [`${REPO}packages/${pkg}/src/index.ts`],
+    outfile: `${REPO}tools/browser-smoke/out/mx-${pkg}.js`,
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -32,8 +37,13 @@ export async function bundleIoModule(): Promise<{ js: string; ms: number }> {
     logLevel: 'silent',
   });
   const js = result.outputFiles[0]?.text;
-  if (js === undefined) throw new Error('esbuild produced no @mx/io module');
+  if (js === undefined) throw new Error(`esbuild produced no @mx/${pkg} module`);
   return { js, ms: performance.now() - t };
+}
+
+/** The ESM build of @mx/io. */
+export function bundleIoModule(): Promise<{ js: string; ms: number }> {
+  return bundlePackageModule('io');
 }
 
 export interface ServedFile {
@@ -81,7 +91,7 @@ export async function startFileServer(pages: Readonly<Record<string, FilePage>>)
       res
         .writeHead(200, headers)
         .end(
-          '<!doctype html><html><head><meta charset="utf-8"><title>@mx ImageRecordIter</title></head>' +
+          '<!doctype html><html><head><meta charset="utf-8"><title>@mx browser workers</title></head>' +
             `<body><script type="module" src="${page.script}"></script></body></html>`,
         );
       return;

@@ -8,6 +8,9 @@
  * - `numWorkers > 0` runs the dataset and the batchify function in worker threads
  *   (node:worker_threads, or Web Workers): `for await (const batch of loader)` only. The pipeline
  *   must be describable to a worker (see worker-spec.ts); this is checked before any worker starts.
+ *   @mx/gluon's own transforms and datasets are rebuilt in the workers from the package itself:
+ *   `workerModule` (the URL of an ES module build of it) or, in Node, the built package
+ *   (gluon-entry.ts); in a browser without `workerModule` they are an MXNetError saying so.
  *   Workers are kept `keepAlive` seconds after a complete epoch for the next one, terminated at
  *   once by `break`, errors and `dispose()` (worker-iter.ts).
  *
@@ -19,6 +22,7 @@ import { type Context, MXNetError } from '@mx/base';
 import type { NDArray, Nd } from '@mx/ndarray';
 import { applyBatchify, type BatchifyFn, Stack } from './batchify.js';
 import type { Dataset } from './dataset.js';
+import { resolveGluonSelf, type WorkerModuleOption, workerModuleUrl } from './gluon-entry.js';
 import {
   BatchSampler,
   checkLastBatch,
@@ -60,6 +64,14 @@ export interface DataLoaderOptions {
   readonly keepAlive?: number;
   /** Device of the batches' arrays. Default: the runtime's default device. */
   readonly ctx?: Context;
+  /**
+   * The URL of an ES module build of @mx/gluon (your app's bundle of it) that the workers import
+   * to rebuild this package's image transforms and datasets (Resize, RandomResizedCrop,
+   * ImageRecordDataset…). Required for those in browsers (a string relative to the page, or a
+   * URL); in Node a URL or an absolute path, default the installed built package. Unused with
+   * `numWorkers: 0` and by pipelines without such objects.
+   */
+  readonly workerModule?: WorkerModuleOption;
 }
 
 const OP = 'DataLoader';
@@ -84,6 +96,8 @@ export class DataLoader<B = unknown> implements Iterable<B>, AsyncIterable<B> {
   readonly #timeoutMs: number;
   readonly #ctx: Context | undefined;
   readonly #keepAliveMs: number;
+  /** `workerModule` as an absolute URL. */
+  readonly #workerModule: string | undefined;
   readonly #live = new Set<DataWorker>();
   /** The workers kept between epochs, and whether an epoch is using them. */
   #pool: WorkerPool | undefined;
@@ -157,6 +171,7 @@ export class DataLoader<B = unknown> implements Iterable<B>, AsyncIterable<B> {
       throw new MXNetError('batchifyFn must be a function or an object with a batchify method', { op: OP });
     }
     this.#ctx = o.ctx;
+    this.#workerModule = o.workerModule === undefined ? undefined : workerModuleUrl(o.workerModule, OP);
   }
 
   /** Number of batches in an epoch (the batch sampler's length). */
@@ -206,8 +221,11 @@ export class DataLoader<B = unknown> implements Iterable<B>, AsyncIterable<B> {
     const shared = !this.#busy;
     if (pool === undefined || pool.terminated || !shared) {
       // Describe the pipeline before starting any worker: an undescribable one fails here.
-      const dataset = this.#dataset.workerSpec();
-      const batchify = batchifySpecOf(this.#batchifyFn);
+      const { dataset, batchify } = resolveGluonSelf(
+        this.#dataset.workerSpec(),
+        batchifySpecOf(this.#batchifyFn),
+        this.#workerModule,
+      );
       pool = new WorkerPool(this.#numWorkers, dataset, batchify, this.#live);
       // An epoch started while another runs gets workers of its own.
       if (shared) this.#pool = pool;

@@ -1,23 +1,38 @@
 /**
- * Where DataLoader worker threads find @mx/gluon itself, so that they can build this package's
- * image transforms and datasets (`kind: 'instance'` specs) instead of receiving them.
+ * Where DataLoader workers find @mx/gluon itself, so that they can build this package's image
+ * transforms and datasets (`kind: 'instance'` specs) instead of receiving them.
  *
- * A worker imports by URL and runs plain JavaScript, so the URL is the one of the built ESM entry
- * (`exports['.'].import` of the package.json, dist/index.js), found from this module's own file:
- * the enclosing directories up to the package.json named @mx/gluon (this works from dist, from an
- * installed node_modules copy, and from the TypeScript sources under vitest, whose workers then
- * import the built dist — so build the package before running worker tests), else Node's
- * resolution of '@mx/gluon' from that file or from the working directory (an application bundle
- * that still has the package installed; the CJS build, whose `import.meta` is empty unless tsup's
- * `shims` fill it in). Node built-ins come through @mx/base's `maybeNodeBuiltin`, so browser
- * bundles never import them; in browsers no such URL can be known, and specs that
- * need it fail with an MXNetError that says what to use instead.
+ * Those specs name the package symbolically ({@link GLUON_SELF}, from `gluonInstance`), so that
+ * describing a transform or dataset needs no knowledge of the host; the DataLoader resolves the
+ * name when it describes its pipeline (`resolveGluonSelf`): to its `workerModule` option when
+ * given (the URL of an ES module build of @mx/gluon, the application's own bundle of it, as
+ * @mx/io's ImageRecordIter takes `worker_module`), else, in Node, to the built ESM entry found by
+ * `gluonEntry`, else it fails with an MXNetError naming the transform or dataset and saying what
+ * to pass instead.
+ *
+ * `gluonEntry`: a worker imports by URL and runs plain JavaScript, so the URL is the one of the
+ * built ESM entry (`exports['.'].import` of the package.json, dist/index.js), found from this
+ * module's own file: the enclosing directories up to the package.json named @mx/gluon (this works
+ * from dist, from an installed node_modules copy, and from the TypeScript sources under vitest,
+ * whose workers then import the built dist — so build the package before running worker tests),
+ * else Node's resolution of '@mx/gluon' from that file or from the working directory (an
+ * application bundle that still has the package installed; the CJS build, whose `import.meta` is
+ * empty unless tsup's `shims` fill it in). Node built-ins come through @mx/base's
+ * `maybeNodeBuiltin`, so browser bundles never import them; in browsers no such URL can be known.
  *
  * Nothing is cached (no module state): a lookup is a few small file reads, done when a DataLoader
- * describes its pipeline.
+ * describes a pipeline that needs it.
  */
 import { MXNetError, maybeNodeBuiltin } from '@mx/base';
-import type { WorkerInstanceSpec } from './worker-spec.js';
+import {
+  type ModuleRef,
+  moduleUrl,
+  type WorkerBatchifySpec,
+  type WorkerDatasetSpec,
+  type WorkerFnSpec,
+  type WorkerInstanceSpec,
+  type WorkerSourceSpec,
+} from './worker-spec.js';
 
 const NAME = '@mx/gluon';
 
@@ -110,9 +125,15 @@ export function gluonEntry(): GluonEntry {
 }
 
 /**
- * An `'instance'` spec of export `name` of the built @mx/gluon (e.g.
- * `'data.vision.transforms.Resize'`), or an MXNetError naming `what` when workers cannot import
- * the package here.
+ * The module of the `'instance'` specs of @mx/gluon's own classes until a DataLoader resolves it
+ * (see the file comment): not a URL, so a spec that reached a worker unresolved fails there by name.
+ */
+export const GLUON_SELF = '@mx/gluon';
+
+/**
+ * An `'instance'` spec of export `name` of @mx/gluon (e.g. `'data.vision.transforms.Resize'`),
+ * its module the symbolic {@link GLUON_SELF}; `what` (e.g. `'the image transform Resize'`) names
+ * it in the errors of resolution and of the workers.
  */
 export function gluonInstance(
   name: string,
@@ -120,15 +141,102 @@ export function gluonInstance(
   what: string,
   construct = true,
 ): WorkerInstanceSpec {
-  const entry = gluonEntry();
-  if ('why' in entry) {
-    throw new MXNetError(
-      `${what} cannot run in DataLoader worker threads here: workers build it from the built @mx/gluon, and ${entry.why}`,
-      {
-        op: 'DataLoader',
-        hint: 'use numWorkers: 0, or build the dataset and its transforms in the workers with ModuleDataset (a factory module that imports @mx/gluon)',
-      },
+  return { kind: 'instance', module: GLUON_SELF, name, args, construct, what };
+}
+
+/** The DataLoader's `workerModule` option: an ES module build of @mx/gluon for workers to import. */
+export type WorkerModuleOption = string | ModuleRef;
+
+/**
+ * `workerModule` as the absolute URL a worker imports. In a browser (a document `location`, no
+ * Node built-ins) a relative string is resolved against the page, since a worker started from a
+ * Blob URL could not resolve it; elsewhere it must be a URL or an absolute path (see `moduleUrl`).
+ */
+export function workerModuleUrl(module: WorkerModuleOption, op = 'DataLoader'): string {
+  const fail = (why: string, cause?: unknown) =>
+    new MXNetError(`workerModule ${why}`, {
+      op,
+      params: { workerModule: typeof module === 'string' ? module : String(module?.href) },
+      hint: "pass the URL of an ES module build of @mx/gluon: new URL('./mx-gluon.js', location.href) in a browser, an absolute path or file URL in Node",
+      ...(cause === undefined ? {} : { cause }),
+    });
+  if (typeof module !== 'string' && typeof (module as ModuleRef | null)?.href !== 'string') {
+    throw fail(`must be a URL string or a URL object, got ${module === null ? 'null' : typeof module}`);
+  }
+  const page = (globalThis as { location?: { href?: unknown } }).location?.href;
+  if (typeof page === 'string' && maybeNodeBuiltin('node:path') === undefined) {
+    const s = typeof module === 'string' ? module : module.href;
+    try {
+      return new URL(s, page).href;
+    } catch (e) {
+      throw fail(`'${s}' is not a URL`, e);
+    }
+  }
+  try {
+    return moduleUrl(module, op);
+  } catch (e) {
+    throw fail(
+      `'${typeof module === 'string' ? module : module.href}' is not a URL or an absolute path; a worker cannot resolve it`,
+      e,
     );
   }
-  return { kind: 'instance', module: entry.url, name, args, construct };
+}
+
+/**
+ * `dataset` and `batchify` with every {@link GLUON_SELF} module replaced by `workerModule` (an
+ * absolute URL, see {@link workerModuleUrl}) or, without it, by {@link gluonEntry}'s URL — looked
+ * up only when some spec needs it; where there is none, an MXNetError naming the first spec's
+ * `what`. Specs of other modules and kinds unknown here are left as they are.
+ */
+export function resolveGluonSelf(
+  dataset: WorkerDatasetSpec,
+  batchify: WorkerBatchifySpec,
+  workerModule: string | undefined,
+): { dataset: WorkerDatasetSpec; batchify: WorkerBatchifySpec } {
+  let url = workerModule;
+  const instance = <S extends WorkerInstanceSpec>(spec: S): S => {
+    if (spec.module !== GLUON_SELF) return spec;
+    if (url === undefined) {
+      const entry = gluonEntry();
+      if ('why' in entry) {
+        const what = spec.what ?? `'${spec.name}' of @mx/gluon`;
+        throw new MXNetError(
+          `${what} cannot run in DataLoader worker threads here: workers build it from the built @mx/gluon, and ${entry.why}`,
+          {
+            op: 'DataLoader',
+            hint: "pass workerModule (the URL of an ES module build of @mx/gluon that the workers import, e.g. the app's bundle of it), use numWorkers: 0, or build the dataset and its transforms in the workers with ModuleDataset (a factory module that imports @mx/gluon)",
+          },
+        );
+      }
+      url = entry.url;
+    }
+    return { ...spec, module: url };
+  };
+  const fn = (spec: WorkerFnSpec): WorkerFnSpec => {
+    if (spec.kind === 'instance') return instance(spec);
+    if (spec.kind === 'compose') return { ...spec, parts: spec.parts.map(fn) };
+    return spec;
+  };
+  const source = (spec: WorkerSourceSpec): WorkerSourceSpec =>
+    spec.kind === 'dataset' ? { ...spec, spec: data(spec.spec) } : spec;
+  const data = (spec: WorkerDatasetSpec): WorkerDatasetSpec => {
+    switch (spec.kind) {
+      case 'instance':
+        return instance(spec);
+      case 'arrays':
+        return { ...spec, sources: spec.sources.map(source) };
+      case 'sampled':
+        return { ...spec, base: data(spec.base) };
+      case 'transform':
+        return { ...spec, base: data(spec.base), fn: fn(spec.fn) };
+      default:
+        return spec;
+    }
+  };
+  const batch = (spec: WorkerBatchifySpec): WorkerBatchifySpec => {
+    if (spec.kind === 'instance') return instance(spec);
+    if (spec.kind === 'group') return { ...spec, parts: spec.parts.map(batch) };
+    return spec;
+  };
+  return { dataset: data(dataset), batchify: batch(batchify) };
 }

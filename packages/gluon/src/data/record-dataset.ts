@@ -8,8 +8,9 @@
  * The file stays open (one reader, reads seek by key) until `close()`. Beyond MXNet, the `.rec`
  * and `.idx` can be given as bytes or InMemoryFiles (browsers, tests) instead of a path.
  *
- * Workers: a DataLoader worker thread builds its own RecordFileDataset from the built @mx/gluon
- * (an `'instance'` spec with the file name, or the `{ rec, idx }` bytes), opens its own reader and
+ * Workers: a DataLoader worker thread builds its own RecordFileDataset from @mx/gluon (an
+ * `'instance'` spec with the file name, or the `{ rec, idx }` bytes; the package is the
+ * DataLoader's `workerModule` or, in Node, the built one), opens its own reader and
  * closes it when the worker ends. Paths are made absolute when the dataset is made. In-memory
  * InMemoryFiles cannot be sent (use bytes), nor can subclasses (give them a `workerSpec()`).
  */

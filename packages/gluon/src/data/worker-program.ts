@@ -123,8 +123,24 @@ export function workerMain(
   };
   proc?.on?.('exit', closeOwned);
 
+  /** `import(url)`, failing with an error that names the URL (and what it was to build). */
+  async function imported(url: string, what?: string): Promise<Record<string, unknown>> {
+    try {
+      return await importModule(url);
+    } catch (e) {
+      const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      throw fail(`cannot import module ${url}${what === undefined ? '' : ` to build ${what}`} (${why})`, {
+        op: 'DataLoader',
+        hint:
+          what === undefined
+            ? 'check that the module URL can be imported by the worker (plain JavaScript, reachable from it)'
+            : "workerModule must be the URL of an ES module build of @mx/gluon that the workers can import (e.g. the app's bundle of it)",
+      });
+    }
+  }
+
   async function load(module: string, name: string): Promise<Fn> {
-    const mod = await importModule(module);
+    const mod = await imported(module);
     const fn = mod[name];
     if (typeof fn !== 'function')
       throw fail(`module ${module} has no exported function '${name}'`, { op: 'DataLoader' });
@@ -133,7 +149,7 @@ export function workerMain(
 
   /** Build the object of an 'instance' spec (see WorkerInstanceSpec) and call its WORKER_INIT. */
   async function instantiate(spec: WorkerInstanceSpec, op: string): Promise<unknown> {
-    const mod = await importModule(spec.module);
+    const mod = await imported(spec.module, spec.what);
     let owner: unknown;
     let target: unknown = mod;
     for (const part of spec.name.split('.')) {
@@ -143,7 +159,17 @@ export function workerMain(
         (typeof holder !== 'object' && typeof holder !== 'function') ||
         !(part in holder)
       ) {
-        throw fail(`module ${spec.module} has no export '${spec.name}'`, { op });
+        throw fail(
+          `module ${spec.module} has no export '${spec.name}'${spec.what === undefined ? '' : ` (${spec.what})`}`,
+          {
+            op,
+            ...(spec.what === undefined
+              ? {}
+              : {
+                  hint: 'workerModule must be the URL of an ES module build of @mx/gluon (the whole package)',
+                }),
+          },
+        );
       }
       owner = target;
       target = holder[part];

@@ -8,7 +8,8 @@
  * code as "an ES module URL + an export name" that the worker imports itself (`workerFn`,
  * `importWorkerFn`, `ModuleDataset`), and objects of a module's classes as "module URL, export
  * path, constructor arguments" (`kind: 'instance'`: the image transforms and datasets, which
- * workers build from the built @mx/gluon, see gluon-entry.ts). Whatever has no spec makes
+ * workers build from @mx/gluon — their module is a symbolic name the DataLoader resolves to its
+ * `workerModule` option or, in Node, to the built package, see gluon-entry.ts). Whatever has no spec makes
  * `numWorkers > 0` fail up front with an MXNetError saying what to change.
  */
 import { type DTypeName, MXNetError } from '@mx/base';
@@ -26,7 +27,9 @@ export interface WorkerRef {
  * exports, e.g. `'data.vision.transforms.Resize'`) applied to `args` (structured-clonable) — with
  * `new` when `construct`, otherwise called as a function (a static method such as
  * `'data.vision.ImageFolderDataset.load'` is called on its class), and awaited. Before the first
- * sample, the worker calls the object's {@link WORKER_INIT} method, when it has one.
+ * sample, the worker calls the object's {@link WORKER_INIT} method, when it has one. @mx/gluon's
+ * own classes give `module: '@mx/gluon'` (gluon-entry.ts's `GLUON_SELF`), which the DataLoader
+ * replaces by the URL of the package before any worker sees it.
  */
 export interface WorkerInstanceSpec {
   readonly kind: 'instance';
@@ -34,6 +37,8 @@ export interface WorkerInstanceSpec {
   readonly name: string;
   readonly args: readonly unknown[];
   readonly construct: boolean;
+  /** What the object is, for errors (e.g. `'the image transform Resize'`). */
+  readonly what?: string;
 }
 
 /** Which worker thread an object built from a {@link WorkerInstanceSpec} lives in. */

@@ -3,8 +3,9 @@
  * a host-image function on a host array or an NDArray, the checks of their arguments, their
  * generators, and how they describe themselves to DataLoader workers.
  *
- * Workers: each transform is rebuilt in the worker from the built @mx/gluon (an `'instance'` spec:
- * export name and constructor arguments, see gluon-entry.ts) and applied there to the host images
+ * Workers: each transform is rebuilt in the worker from @mx/gluon (an `'instance'` spec: export
+ * name and constructor arguments; the DataLoader's `workerModule`, or in Node the built package,
+ * see gluon-entry.ts) and applied there to the host images
  * `{ data, shape, dtype }` of the worker's samples. Generators: a transform made with `{ seed }`
  * does not give every worker the same draws — worker `k` draws from `new ImageRandom(s_k)`, `s_k`
  * a hash of the seed and `k` (so a run with the same seed, worker count and batch-to-worker

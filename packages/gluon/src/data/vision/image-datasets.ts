@@ -10,12 +10,15 @@
  * `{ data, shape, dtype }` (flag 0: C = 1, flag 1: RGB). The cost is memory (all decoded pixels
  * are held); in exchange samples are plain data.
  *
- * DataLoader workers: each worker loads the dataset itself, calling the same `load(...)` of the
- * built @mx/gluon (an `'instance'` spec, see gluon-entry.ts) — so it reads and decodes the files
+ * DataLoader workers: each worker loads the dataset itself, calling the same `load(...)` of
+ * @mx/gluon (an `'instance'` spec: the DataLoader's `workerModule`, else the built package, see
+ * gluon-entry.ts) — so it reads and decodes the files
  * when it starts (before its first batch, within the loader's `timeout`), and a file that changed
  * and no longer decodes fails that worker's first batch, naming the file. The `transform` option
- * goes along when it can describe itself. Where workers cannot import @mx/gluon (browsers) or the
- * source cannot be sent (InMemoryFiles), the decoded images are sent to the workers instead.
+ * goes along when it can describe itself. Where workers cannot read the files again (browsers, or
+ * Node without the built package) or the source cannot be sent (InMemoryFiles), the decoded images
+ * are sent to the workers instead (and a browser's workers import only the transforms, from the
+ * DataLoader's `workerModule`).
  *
  * Labels: a number for one label; a float32 host array `(n,)` for several (MXNet: NDArrays).
  */
@@ -23,7 +26,7 @@ import { MXNetError, nodeBuiltin } from '@mx/base';
 import { image, recordio } from '@mx/io';
 import type { HostArray } from '@mx/ndarray';
 import { applyTransform, checkIndex, Dataset, type Transform } from '../dataset.js';
-import { gluonEntry } from '../gluon-entry.js';
+import { gluonEntry, gluonInstance } from '../gluon-entry.js';
 import { RecordFileDataset, type RecordFileSource } from '../record-dataset.js';
 import { transformSpecOf, type WorkerDatasetSpec } from '../worker-spec.js';
 
@@ -145,15 +148,18 @@ abstract class DecodedImageDataset extends Dataset<unknown> {
   /** Loaded again in each worker, else the decoded images (see the file comment). */
   override workerSpec(): WorkerDatasetSpec {
     const r = this.#reload;
+    // Where workers can read the files again (Node, with the built package); the module itself
+    // is resolved by the DataLoader (its workerModule, else that built package).
     const entry = r !== undefined && this.constructor === r.cls ? gluonEntry() : undefined;
     const base: WorkerDatasetSpec =
       r !== undefined && entry !== undefined && 'url' in entry
         ? {
-            kind: 'instance',
-            module: entry.url,
-            name: `data.vision.${r.name}.load`,
-            args: r.args,
-            construct: false,
+            ...gluonInstance(
+              `data.vision.${r.name}.load`,
+              r.args,
+              `the ${r.name} (loaded again in each worker)`,
+              false,
+            ),
             length: this.length,
           }
         : {

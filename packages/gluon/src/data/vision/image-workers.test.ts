@@ -388,9 +388,13 @@ describe('image datasets and transforms in DataLoader workers', () => {
     proc.getBuiltinModule = () => undefined;
     let error: unknown;
     let fallback: WorkerDatasetSpec | undefined;
+    // The transform describes itself anywhere; the DataLoader refuses it when it resolves @mx/gluon.
+    const img: HostArray = { data: new Uint8Array(12), shape: [2, 2, 3], dtype: 'uint8' };
+    const resized = new ArrayDataset([img]).transformFirst(new Resize(4));
+    const threaded = loader(resized, { batchSize: 1, numWorkers: 1 });
     try {
       try {
-        new Resize(4).workerSpec();
+        for await (const b of threaded) flatten(b);
       } catch (e) {
         error = e;
       }
@@ -398,6 +402,7 @@ describe('image datasets and transforms in DataLoader workers', () => {
     } finally {
       proc.getBuiltinModule = saved;
     }
+    expect(threaded.activeWorkers).toBe(0);
     expect(isMXNetError(error)).toBe(true);
     expect((error as MXNetError).message).toMatch(
       /Resize cannot run in DataLoader worker threads here: .*not Node/,
