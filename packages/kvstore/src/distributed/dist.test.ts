@@ -203,7 +203,7 @@ describe('the bytes of a value', () => {
         kv.push(5, nd.array(series(n, rank + 11)));
         kv.pull(5, one);
         const got = await values(one);
-        w1.forEach((w, i) => expect(got[i]).toBeCloseTo(w - (g2[i] as number), 6));
+        for (const [i, w] of w1.entries()) expect(got[i]).toBeCloseTo(w - (g2[i] as number), 6);
       });
     },
   );
