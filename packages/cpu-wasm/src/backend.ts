@@ -16,6 +16,7 @@ import { installNN } from './kernels/nn/index.js';
 import { installOptimizer } from './kernels/optimizer/index.js';
 import { installReduce } from './kernels/reduce/index.js';
 import { installShape } from './kernels/shape/index.js';
+import { installSparse } from './kernels/sparse/index.js';
 import { WasmMemory, type WasmMemoryOptions } from './memory.js';
 import { CpuWasmRuntime, detectFeatures } from './runtime.js';
 
@@ -70,6 +71,7 @@ export class CpuWasmBackend implements Backend<number> {
     const gemm = installLinalg(registry, this.runtime);
     installNN(registry, this.runtime, gemm);
     installOptimizer(registry, this.runtime);
+    installSparse(registry, this.runtime);
   }
 
   write(dst: TBlob<number>, src: StorageArray): void {

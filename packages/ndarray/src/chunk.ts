@@ -5,6 +5,9 @@
  * the storage is freed by that delete op — i.e. only after every op already pushed on the chunk has
  * run, so disposing an array whose result is still being computed is always safe.
  *
+ * A sparse array's chunk has no dense block: it carries a SparseStore (data and aux blocks, whose
+ * sizes change as ops write it) and frees it the same way.
+ *
  * Under memory pressure a chunk also points at its record in the runtime's list of live chunks
  * (creating op, dtype, shape, sometimes a JS stack), so an out-of-memory error can say which
  * allocation sites hold the memory (memory/live-chunks.ts).
@@ -17,6 +20,7 @@ import type { Var } from '@mx/engine';
 import type { Backend } from '@mx/ops';
 import type { StorageHandle } from '@mx/storage';
 import type { LiveNode, Recorded } from './memory/live-chunks.js';
+import type { SparseStore } from './sparse/store.js';
 
 /** What a chunk needs from its runtime to release itself (an internal object of the runtime). */
 export interface ChunkOwner {
@@ -29,6 +33,8 @@ export class Chunk implements Recorded {
   readonly ctx: Context;
   readonly backend: Backend;
   readonly bytes: number;
+  /** A sparse array's blocks (`handle` is then null); undefined for dense chunks. Set at creation. */
+  sparse: SparseStore | undefined = undefined;
   /** Its record among the live chunks (only once the runtime records them, see LiveChunks). */
   liveNode: LiveNode | null = null;
   readonly #owner: ChunkOwner;

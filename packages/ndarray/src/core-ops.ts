@@ -2084,6 +2084,12 @@ export type BroadcastToParams = {
   readonly shape?: number | readonly number[];
 };
 
+/** Params of `cast_storage` (MXNet's names; omitted fields take the defaults shown). */
+export type CastStorageParams = {
+  /** Output storage type. */
+  readonly stype: 'default' | 'row_sparse' | 'csr';
+};
+
 /** Params of `clip` (MXNet's names; omitted fields take the defaults shown). */
 export type ClipParams = {
   /** Minimum value */
@@ -5573,6 +5579,12 @@ export interface CoreOps {
   /** Alias of `broadcast_sub`: x - y, element-wise with NumPy broadcasting */
   readonly _sparse_broadcast_sub: CoreOps['broadcast_sub'];
 
+  /**
+   * Alias of `cast_storage`: Casts tensor storage type to the new type (dense, row_sparse or csr);
+   * values are unchanged.
+   */
+  readonly _sparse_cast_storage: CoreOps['cast_storage'];
+
   /** Alias of `cbrt`: cube root */
   readonly _sparse_cbrt: CoreOps['cbrt'];
 
@@ -6162,6 +6174,18 @@ export interface CoreOps {
 
   /** Alias of `Cast`: cast every element to `dtype` (kernels per backend; not a SimpleOp) */
   readonly cast: CoreOps['Cast'];
+
+  /**
+   * Casts tensor storage type to the new type (dense, row_sparse or csr); values are unchanged.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  cast_storage<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: CastStorageParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /**
    * cube root

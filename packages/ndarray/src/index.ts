@@ -73,3 +73,23 @@ export {
   Runtime,
   type RuntimeOptions,
 } from './runtime.js';
+/**
+ * Sparse arrays (MXNet `mx.nd.sparse`): CSR and row_sparse storage, created through `nd.sparse`
+ * and `tostype`/`nd.castStorage`; ops dispatch on storage types (sparse/invoke-sparse.ts).
+ */
+export {
+  BaseSparseNDArray,
+  CSRNDArray,
+  isSparse,
+  RowSparseNDArray,
+  type SparseParts,
+  type WithStype,
+} from './sparse/arrays.js';
+export type {
+  CsrInput,
+  HostIndices,
+  HostValues,
+  RspInput,
+  SparseCreateOptions,
+  SparseNd,
+} from './sparse/create.js';

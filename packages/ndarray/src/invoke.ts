@@ -5,7 +5,8 @@
  * backend's kernel and check its dtypes, allocate outputs (or use `out`), then push one engine op
  * that reads the input chunks' vars and writes the output chunks' vars (plus the vars of requested
  * resources). The call returns as soon as the op is pushed; a failure inside the kernel is stored
- * by the engine on the outputs and surfaces when they are read, as in MXNet. Everything that can be
+ * by the engine on the outputs and surfaces when they are read, as in MXNet. Calls involving sparse
+ * storage take one branch into sparse/invoke-sparse.ts (storage-type dispatch). Everything that can be
  * checked before pushing is checked before anything is allocated, so a bad call changes nothing.
  */
 import { type Context, DType, type DTypeName, MXNetError, type Shape } from '@mx/base';
@@ -13,6 +14,7 @@ import { FnProperty, type Var } from '@mx/engine';
 import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import type { NDArray } from './ndarray.js';
 import type { Runtime } from './runtime.js';
+import { invokeSparse, needsStorageDispatch } from './sparse/invoke-sparse.js';
 
 export interface InvokeOptions {
   /** Write into these arrays instead of allocating (MXNet `out=`). */
@@ -57,6 +59,11 @@ export function invokeOp(
   const ctx = callContext(rt, op, attrs, inputs, params, options.ctx);
   // Deferred inputs (deferred compute results) are computed first, as MXNet's invoke does.
   for (const a of inputs) if (a.isDeferred) rt.dc.compute(a);
+  // Sparse storage (an input or out= array, or an op with its own storage inference): sparse/.
+  if (needsStorageDispatch(op, inputs, options.out)) {
+    const r = invokeSparse(rt, op, attrs, inputs, params, options, isTrain, ctx);
+    if (r !== undefined) return r;
+  }
   const nIn = inputs.length;
   const nOut = op.numOutputs(attrs);
   const { inTypes, outShapes, outTypes } = inferCall(op, attrs, inputs, params, ctx);

@@ -37,6 +37,8 @@ import {
 } from './nd-io.js';
 import { NDArray, type OpParams } from './ndarray.js';
 import type { MemoryStats, Runtime } from './runtime.js';
+import type { CSRNDArray, RowSparseNDArray } from './sparse/arrays.js';
+import { createSparseNd, type SparseNd } from './sparse/create.js';
 
 /** An untyped op function (`nd['my_op']` for an op registered after the core ones), one output. */
 export type OpFunction = (...args: (NDArray | OpCallParams | undefined)[]) => NDArray;
@@ -162,6 +164,12 @@ export interface NdBase {
   loadBytes(bytes: Uint8Array, options?: LoadOptions): LoadedArrays;
   /** The runtime this namespace belongs to. */
   readonly runtime: Runtime;
+  /** Sparse array creation (MXNet `mx.nd.sparse`): `csrMatrix`, `rowSparseArray`, `zeros`. */
+  readonly sparse: SparseNd;
+  /** `x` in storage type `stype` (MXNet `cast_storage`; same as `x.tostype(stype)`). */
+  castStorage<D extends DTypeName>(x: NDArray<D>, stype: 'csr'): CSRNDArray<D>;
+  castStorage<D extends DTypeName>(x: NDArray<D>, stype: 'row_sparse'): RowSparseNDArray<D>;
+  castStorage<D extends DTypeName>(x: NDArray<D>, stype: 'default'): NDArray<D>;
 }
 
 /**
@@ -299,6 +307,8 @@ export function createNd(rt: Runtime): Nd {
     load: (path, options) => loadFile(rt, path, options),
     saveBytes: (data, options) => saveBytes(data, options),
     loadBytes: (bytes, options) => loadBytes(rt, bytes, options),
+    sparse: createSparseNd(rt),
+    castStorage: ((x: NDArray, stype: string) => x.tostype(stype as 'default')) as NdBase['castStorage'],
   };
 
   return new Proxy(base as Nd, {

@@ -26,7 +26,7 @@ import {
   shapeToString,
 } from '@mx/base';
 import type { Var } from '@mx/engine';
-import type { TBlob } from '@mx/ops';
+import type { StorageType, TBlob } from '@mx/ops';
 import type { GradOptions } from './autograd/autograd.js';
 import type { AGEntry, GradReq } from './autograd/tape.js';
 import type { Chunk } from './chunk.js';
@@ -47,6 +47,7 @@ import { formatArray, printSync } from './format.js';
 import { type NestedArray, toNested } from './host.js';
 import type { InvokeOptions } from './invoke.js';
 import type { Runtime } from './runtime.js';
+import type { WithStype } from './sparse/arrays.js';
 import { atIndex, sliceRows } from './views.js';
 
 /** Params object accepted by op methods (MXNet keyword arguments). */
@@ -78,8 +79,10 @@ export class NDArray<D extends DTypeName = DTypeName> {
   readonly dtype: D;
   readonly ctx: Context;
   readonly size: number;
-  /** Storage type (dense only in this version). */
-  readonly stype = 'default' as const;
+  /** Storage type (MXNet `stype`): `'default'` here; CSRNDArray and RowSparseNDArray (sparse/) say theirs. */
+  get stype(): StorageType {
+    return 'default';
+  }
   /** @internal */
   readonly runtime: Runtime;
   #chunk: Chunk;
@@ -302,6 +305,11 @@ export class NDArray<D extends DTypeName = DTypeName> {
     this.checkLive('astype');
     if ((dtype as DTypeName) === this.dtype) return this.copy() as NDArray<DTypeName> as NDArray<T>;
     return this.op1('Cast', { dtype }) as NDArray<T>;
+  }
+
+  /** A copy in storage type `stype` (MXNet `tostype`: the `cast_storage` op; csr needs 2-D). */
+  tostype<S extends StorageType>(stype: S): WithStype<S, D> {
+    return this.op1('cast_storage', { stype }) as never;
   }
 
   /** Overwrite every element with `value`, or copy values from an array/host data of the same size. */

@@ -31,7 +31,7 @@ import { coversChunk, type InvokeOptions, invokeOp } from './invoke.js';
 import { type MemoryOptions, SafetyNet } from './memory/safety-net.js';
 import { createNd, type Nd } from './nd.js';
 import { NDArray, type OpParams } from './ndarray.js';
-import { ScopeTracker } from './scope.js';
+import { collectItems, ScopeTracker } from './scope.js';
 
 export type { MemoryOptions } from './memory/safety-net.js';
 
@@ -72,27 +72,6 @@ export interface Leak {
   readonly stack: string;
 }
 
-/** Collect the NDArrays inside a value returned from a scope. */
-function collectArrays(value: unknown, out = new Set<NDArray>(), seen = new Set<unknown>()): Set<NDArray> {
-  if (value instanceof NDArray) out.add(value);
-  else if (
-    value !== null &&
-    typeof value === 'object' &&
-    !ArrayBuffer.isView(value) && // host data (a read-back typed array) holds no arrays
-    !(value instanceof ArrayBuffer) &&
-    !seen.has(value)
-  ) {
-    seen.add(value);
-    for (const v of Array.isArray(value)
-      ? value
-      : value instanceof Map
-        ? value.values()
-        : Object.values(value))
-      collectArrays(v, out, seen);
-  }
-  return out;
-}
-
 export class Runtime {
   readonly engine: Engine;
   readonly storage: Storage;
@@ -114,6 +93,8 @@ export class Runtime {
   readonly #chunkOwner: ChunkOwner = { releaseChunk: (chunk) => this.#releaseChunk(chunk) };
   readonly #leakChecks = new Set<Map<NDArray, string>>();
   readonly #opContexts = new Map<number, OpContext>();
+  /** @internal Storage-fallback signatures already logged (sparse/fallback.ts; MXNet's LogOnce). */
+  readonly fallbackLogged = new Set<string>();
   /** Arrays created in the current task, registered with the finalizer when the task ends. */
   #nursery: NDArray[] = [];
   #nurseryFlushScheduled = false;
@@ -290,7 +271,23 @@ export class Runtime {
     this.#bytes -= chunk.bytes;
     const handle = chunk.handle;
     const storage = this.storage;
-    this.engine.deleteVariable(handle === null ? null : () => storage.free(handle), chunk.ctx, chunk.var);
+    const sparse = chunk.sparse; // a sparse array's blocks (sparse/store.ts) are freed by the same op
+    const free =
+      sparse !== undefined ? () => sparse.free() : handle === null ? null : () => storage.free(handle);
+    this.engine.deleteVariable(free, chunk.ctx, chunk.var);
+  }
+
+  /** @internal A chunk with no dense block, for a sparse array (its blocks: `chunk.sparse`). */
+  sparseChunk(ctx: Context, site: string): Chunk {
+    const backend = this.backendFor(ctx, site);
+    const chunk = new Chunk(this.#chunkOwner, null, this.engine.newVariable(), ctx, backend, 0);
+    this.#chunks++;
+    return chunk;
+  }
+
+  /** @internal Bytes of sparse blocks allocated (+) or freed (-), inside ops too (sparse/store.ts). */
+  countBytes(delta: number): void {
+    this.#bytes += delta;
   }
 
   // ---- operators -------------------------------------------------------------------------------
@@ -535,11 +532,11 @@ export class Runtime {
 
   /** Run `body`; dispose every array it created except those in its result. Safe across awaits. */
   scope<R>(body: () => R | Promise<R>): Promise<R> {
-    return this.#scopes.run(body, (r) => collectArrays(r));
+    return this.#scopes.run(body, (r) => collectItems(r, isNDArray));
   }
 
   scopeSync<R>(body: () => R): R {
-    return this.#scopes.runSync(body, (r) => collectArrays(r));
+    return this.#scopes.runSync(body, (r) => collectItems(r, isNDArray));
   }
 
   /** Exclude `a` from the enclosing scopes' cleanup. */
@@ -592,6 +589,8 @@ export class Runtime {
     for (const b of this.#allBackends) b.dispose();
   }
 }
+
+const isNDArray = (v: unknown): v is NDArray => v instanceof NDArray;
 
 /** A runtime with the given backends (see RuntimeOptions). */
 export function createRuntime(options: RuntimeOptions): Runtime {

@@ -13,6 +13,35 @@
  */
 import { MXNetError } from '@mx/base';
 
+/**
+ * The items (arrays) inside a value returned from a scope: the value itself, or found through
+ * arrays, Maps and plain objects (host typed arrays hold none).
+ */
+export function collectItems<T>(
+  value: unknown,
+  isItem: (v: unknown) => v is T,
+  out = new Set<T>(),
+  seen = new Set<unknown>(),
+): Set<T> {
+  if (isItem(value)) out.add(value);
+  else if (
+    value !== null &&
+    typeof value === 'object' &&
+    !ArrayBuffer.isView(value) &&
+    !(value instanceof ArrayBuffer) &&
+    !seen.has(value)
+  ) {
+    seen.add(value);
+    const children = Array.isArray(value)
+      ? value
+      : value instanceof Map
+        ? value.values()
+        : Object.values(value);
+    for (const v of children) collectItems(v, isItem, out, seen);
+  }
+  return out;
+}
+
 /** Arrays (anything disposable) created within one scope. */
 export class ScopeFrame<T extends { dispose(): void }> {
   readonly items = new Set<T>();

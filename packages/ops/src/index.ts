@@ -7,6 +7,7 @@ export type { Backend, BackendCapabilities } from './backend.js';
 export { registerCoreOps } from './defs/index.js';
 export { type SoftmaxOutputAttrs, softmaxOutputGeometry } from './defs/nn/layers/output.js';
 export { sliceStart } from './defs/shape/slice.js';
+export { STORAGE_TYPES, sparseAuxNames } from './defs/sparse/index.js';
 export {
   BINARY_FNS,
   type BinaryFn,
@@ -54,11 +55,15 @@ export {
   type Attrs,
   type FCompute,
   type FComputeEx,
+  isSparseBlob,
   type Kernel,
   type OpContext,
   OpReq,
   type OpReqType,
   type RequestedResource,
+  type SparseBlob,
+  type SparseOutput,
+  type SparseStorageType,
   type TBlob,
 } from './types.js';
 

@@ -69,22 +69,78 @@ export type FCompute<A extends Attrs = Attrs, P = unknown> = (
   outputs: readonly TBlob<P>[],
 ) => void;
 
+/** The non-dense storage types (MXNet `kRowSparseStorage`, `kCSRStorage`). */
+export type SparseStorageType = 'row_sparse' | 'csr';
+
 /**
- * A kernel over whole arrays (MXNet `FComputeEx<xpu>`): used for non-dense storage and kernels that
- * need more than blobs. The array type is the NDArray layer's; backends see it as opaque here.
+ * A sparse array as a kernel sees it (MXNet's NDArray with `storage_type() != kDefaultStorage`
+ * inside `FComputeEx`): the logical `shape` and `dtype`, the data block of `storageShape` (`[nnz]`
+ * for CSR, `[k, ...shape.slice(1)]` for row_sparse) and the aux blocks — CSR: `[indptr (rows+1),
+ * indices (nnz)]`, row_sparse: `[indices (k)]` (MXNet's `csr::kIndPtr`, `csr::kIdx`,
+ * `rowsparse::kIdx`), each int64 or int32 (`auxTypes`). Read only while the op holding the array's
+ * variable runs: a later op may reallocate the blocks.
  */
-export type FComputeEx<A extends Attrs = Attrs> = (
+export interface SparseBlob<P = unknown> {
+  readonly stype: SparseStorageType;
+  readonly shape: Shape;
+  readonly dtype: DTypeName;
+  readonly storageShape: Shape;
+  readonly data: TBlob<P>;
+  readonly aux: readonly TBlob<P>[];
+  readonly auxTypes: readonly DTypeName[];
+}
+
+/**
+ * A sparse output of a `computeEx` kernel (MXNet's `CheckAndAlloc`): its nnz is known only while
+ * the kernel runs, so the kernel calls `alloc(storageShape, auxShapes)` once — which (re)allocates
+ * the blocks in the array's pooled storage — and then writes `data` and `aux` (same meaning as in
+ * `SparseBlob`). Reading `data`/`aux`/`storageShape` before `alloc` throws. Allocation may grow
+ * device memory: take typed views of inputs *after* `alloc`.
+ */
+export interface SparseOutput<P = unknown> {
+  readonly stype: SparseStorageType;
+  readonly shape: Shape;
+  readonly dtype: DTypeName;
+  readonly auxTypes: readonly DTypeName[];
+  alloc(storageShape: Shape, auxShapes: readonly Shape[]): void;
+  readonly storageShape: Shape;
+  readonly data: TBlob<P>;
+  readonly aux: readonly TBlob<P>[];
+}
+
+/** True for a sparse kernel argument (`SparseBlob`/`SparseOutput`), false for a dense `TBlob`. */
+export function isSparseBlob<P>(
+  x: TBlob<P> | SparseBlob<P> | SparseOutput<P>,
+): x is SparseBlob<P> | SparseOutput<P> {
+  return 'stype' in x;
+}
+
+/**
+ * A kernel over arrays of any storage type (MXNet `FComputeEx<xpu>`): each input is a dense `TBlob`
+ * or a `SparseBlob`, each output a dense `TBlob` or a `SparseOutput` to allocate, as the op's
+ * `inferStorageType` decided. Backends see no NDArray.
+ */
+export type FComputeEx<A extends Attrs = Attrs, P = unknown> = (
   attrs: A,
   ctx: OpContext,
-  inputs: readonly unknown[],
+  inputs: readonly (TBlob<P> | SparseBlob<P>)[],
   req: readonly OpReqType[],
-  outputs: readonly unknown[],
+  outputs: readonly (TBlob<P> | SparseOutput<P>)[],
 ) => void;
 
 /** A backend's kernel for one op. */
 export interface Kernel<A extends Attrs = Attrs, P = unknown> {
   readonly compute?: FCompute<A, P>;
-  readonly computeEx?: FComputeEx<A>;
+  readonly computeEx?: FComputeEx<A, P>;
+  /**
+   * Which storage-type signatures `computeEx` serves (inputs, then outputs, as inferred); default
+   * all. The NDArray layer falls back to the dense `compute` on densified inputs otherwise.
+   */
+  readonly computeExStorage?: (
+    attrs: A,
+    inStypes: readonly ('default' | SparseStorageType)[],
+    outStypes: readonly ('default' | SparseStorageType)[],
+  ) => boolean;
   /** `sync` (default): done when compute returns. `async`: done when `ctx.onComplete` is called. */
   readonly execType?: 'sync' | 'async';
   /**

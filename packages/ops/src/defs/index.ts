@@ -11,6 +11,7 @@ import { registerNN } from './nn/index.js';
 import { registerOptimizer } from './optimizer/index.js';
 import { registerReduce } from './reduce/index.js';
 import { registerShape } from './shape/index.js';
+import { registerSparse } from './sparse/index.js';
 
 /** Register every operator of this package into `registry`. */
 export function registerCoreOps(registry: OpRegistry): OpRegistry {
@@ -22,5 +23,6 @@ export function registerCoreOps(registry: OpRegistry): OpRegistry {
   registerCopy(registry);
   registerNN(registry);
   registerOptimizer(registry);
+  registerSparse(registry);
   return registry;
 }

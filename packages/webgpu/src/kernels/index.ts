@@ -25,6 +25,7 @@ import { installReduce } from './reduce/index.js';
 import { LEFT_OUT as reduceLeftOut } from './reduce/left-out.js';
 import { installShape } from './shape/index.js';
 import { LEFT_OUT as shapeLeftOut } from './shape/left-out.js';
+import { LEFT_OUT as sparseLeftOut } from './sparse/left-out.js';
 
 export function installFamilies(registry: OpRegistry, gpu: GpuHost): void {
   installElementwise(registry, gpu);
@@ -51,4 +52,5 @@ export const WEBGPU_LEFT_OUT: Readonly<Record<string, string>> = {
   ...nn_normLeftOut,
   ...nn_seqLeftOut,
   ...optimizerLeftOut,
+  ...sparseLeftOut,
 };
