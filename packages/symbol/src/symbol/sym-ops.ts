@@ -57,6 +57,7 @@ import type {
   BroadcastLikeParams,
   BroadcastToParams,
   CastParams,
+  CastStorageParams,
   ClipParams,
   ConcatParams,
   ConvolutionParams,
@@ -2206,6 +2207,12 @@ export interface SymOps {
   /** Alias of `broadcast_sub`: x - y, element-wise with NumPy broadcasting */
   readonly _sparse_broadcast_sub: SymOps['broadcast_sub'];
 
+  /**
+   * Alias of `cast_storage`: Casts tensor storage type to the new type (dense, row_sparse or csr);
+   * values are unchanged.
+   */
+  readonly _sparse_cast_storage: SymOps['cast_storage'];
+
   /** Alias of `cbrt`: cube root */
   readonly _sparse_cbrt: SymOps['cbrt'];
 
@@ -2736,6 +2743,17 @@ export interface SymOps {
 
   /** Alias of `Cast`: cast every element to `dtype` (kernels per backend; not a SimpleOp) */
   readonly cast: SymOps['Cast'];
+
+  /**
+   * Casts tensor storage type to the new type (dense, row_sparse or csr); values are unchanged.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  cast_storage(
+    ...args:
+      | [params: SymOptions<CastStorageParams, 'data'>]
+      | [data: Symbol, params: SymOptions<CastStorageParams>]
+  ): Symbol;
 
   /**
    * cube root
