@@ -15,6 +15,7 @@ import norm from './__golden__/norm.json';
 import optimizer from './__golden__/optimizer.json';
 import reduce from './__golden__/reduce.json';
 import shape from './__golden__/shape.json';
+import sparse from './__golden__/sparse.json';
 import type { RawCaseFile } from './types.js';
 
 /** Golden files by family name. */
@@ -29,4 +30,5 @@ export const GOLDEN_FILES: Readonly<Record<string, RawCaseFile>> = Object.freeze
   optimizer: optimizer as unknown as RawCaseFile,
   reduce: reduce as unknown as RawCaseFile,
   shape: shape as unknown as RawCaseFile,
+  sparse: sparse as unknown as RawCaseFile,
 });
