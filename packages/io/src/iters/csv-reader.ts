@@ -24,7 +24,7 @@ export type CsvSource = string | Uint8Array;
 export type CsvValueKind = 'float32' | 'int32' | 'int64';
 export type CsvRowTarget = Float32Array | Int32Array | BigInt64Array;
 
-interface FsLike {
+export interface FsLike {
   openSync(path: string, flags: string): number;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   closeSync(fd: number): void;
@@ -36,8 +36,8 @@ interface PathLike {
   join(...parts: string[]): string;
 }
 
-/** One file (or the bytes) of the input. */
-interface Part {
+/** One file (or the bytes) of the input (also LibSVM's, libsvm/source.ts). */
+export interface Part {
   readonly name: string;
   open(): void;
   /** Up to `length` bytes from `position` into `into[offset..]`; 0 at the end. */
@@ -58,7 +58,8 @@ function bytesPart(bytes: Uint8Array): Part {
   };
 }
 
-function filePart(fs: FsLike, path: string, what: string, op: string): Part {
+/** A file read with Node's fs; open and read failures are MXNetErrors naming it (`what`: its role). */
+export function filePart(fs: FsLike, path: string, what: string, op: string): Part {
   let fd = -1;
   return {
     name: path,

@@ -20,6 +20,7 @@
  */
 import { MXNetError } from '@mx/base';
 import { nodeModule } from '../../host.js';
+import { filePart } from '../csv-reader.js';
 import type { LineLocator } from './line.js';
 
 /** A LibSVM file path (or `;`-separated paths, or a directory), or the file's bytes. */
@@ -58,34 +59,7 @@ function bytesFile(bytes: Uint8Array): InputFile {
 }
 
 function diskFile(fs: FsLike, path: string, size: number, what: string, op: string): InputFile {
-  let fd = -1;
-  return {
-    name: path,
-    size,
-    open() {
-      if (fd >= 0) return;
-      try {
-        fd = fs.openSync(path, 'r');
-      } catch (e) {
-        throw new MXNetError(`cannot open the ${what} file '${path}'`, {
-          op,
-          cause: e,
-          hint: 'check the path',
-        });
-      }
-    },
-    read(into, offset, length, position) {
-      try {
-        return fs.readSync(fd, into, offset, length, position);
-      } catch (e) {
-        throw new MXNetError(`cannot read the ${what} file '${path}'`, { op, cause: e });
-      }
-    },
-    close() {
-      if (fd >= 0) fs.closeSync(fd);
-      fd = -1;
-    },
-  };
+  return { ...filePart(fs, path, what, op), size };
 }
 
 /** The non-empty files of `source` (`what` names the parameter in messages). */
