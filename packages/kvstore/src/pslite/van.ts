@@ -522,7 +522,13 @@ export class PsPostoffice implements PsNode {
     this.vlog(1, `Barrier count for ${group} : ${this.barriers.asked(group) + 1}`);
     const ids = this.barriers.arrive(group, m.sender);
     if (ids === undefined) return;
-    for (const r of ids) {
+    // Servers are released first: a released worker may push at once, and a C++ server whose van
+    // gets that push before its own release blocks its receive thread waiting for its app, which
+    // its main thread creates only after the release (ps-lite releases workers first).
+    for (const r of [
+      ...ids.filter((i) => i >= 8 && i % 2 === 0),
+      ...ids.filter((i) => i < 8 || i % 2 === 1),
+    ]) {
       const f = { request: false, appId: m.appId, customerId: m.customerId, timestamp: this.nextTimestamp() };
       this.send(controlMessage(r, Command.BARRIER, f));
     }
