@@ -185,13 +185,19 @@ export abstract class KVStore implements Disposable {
     });
   }
 
-  /** MXNet `row_sparse_pull`: needs row_sparse arrays, which come with the sparse storage types. */
+  /**
+   * MXNet `row_sparse_pull`: not yet — @mx has row_sparse arrays now (`nd.sparse.rowSparseArray`),
+   * but the stores keep and move dense values only (issue 15 adds row_sparse keys).
+   */
   rowSparsePull(keys: KeysArg, _outs: ValuesArg, _options: PushOptions & { rowIds?: unknown } = {}): never {
-    throw new MXNetError('row_sparse_pull needs row_sparse arrays, which @mx does not have yet', {
-      op: 'KVStore.rowSparsePull',
-      params: { keys },
-      hint: 'use pull for dense arrays (sparse storage comes with a later release)',
-    });
+    throw new MXNetError(
+      'row_sparse_pull is not supported yet: the stores hold dense values, not row_sparse arrays',
+      {
+        op: 'KVStore.rowSparsePull',
+        params: { keys },
+        hint: 'pull the dense value and take the rows you need (row_sparse keys come with a later release)',
+      },
+    );
   }
 
   /**
