@@ -11,6 +11,10 @@
  * uninitialised `NDArray()`, only found in legacy files) is refused: this runtime has no
  * uninitialised arrays, and returning one would expose memory it never wrote.
  *
+ * Sparse arrays (CSRNDArray, RowSparseNDArray) are saved as MXNet's V2 sparse records, which
+ * need `npShape: false` (MXNet saves sparse arrays only without np-shape semantics), and loaded
+ * back as sparse arrays (only with `npShape: false`, as in MXNet); npy/npz hold dense arrays only.
+ *
  * Paths work in Node (through `process.getBuiltinModule('node:fs')`, so browser bundles never
  * import fs); `saveBytes`/`loadBytes` work everywhere.
  */
@@ -20,6 +24,8 @@ import {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_EXPANSION,
   type HostArray,
+  type HostRecord,
+  isHostSparse,
   loadAny,
   saveMXNetList,
   saveNpy,
@@ -27,6 +33,7 @@ import {
 } from './io/index.js';
 import { NDArray } from './ndarray.js';
 import type { Runtime } from './runtime.js';
+import { isSparse } from './sparse/arrays.js';
 
 export type ArrayFileFormat = 'mxnet' | 'npy' | 'npz';
 
@@ -91,6 +98,13 @@ async function toHost(a: NDArray): Promise<HostArray> {
   return { shape: a.shape, dtype: a.dtype, data: await a.data() };
 }
 
+/** Host form for the MXNet format: sparse arrays keep their parts. */
+async function toHostRecord(a: NDArray): Promise<HostRecord> {
+  if (!isSparse(a)) return toHost(a);
+  const p = await a.parts();
+  return { ...p, dtype: a.dtype };
+}
+
 /** Serialise arrays (waits for their pending writes). */
 export async function saveBytes(
   data: NDArray | readonly NDArray[] | Readonly<Record<string, NDArray>>,
@@ -107,18 +121,21 @@ export async function saveBytes(
     }
     return saveNpy(await toHost(data));
   }
-  let host: ArrayCollection;
-  if (data instanceof NDArray) host = [await toHost(data)];
-  else if (Array.isArray(data)) host = await Promise.all((data as readonly NDArray[]).map(toHost));
+  const conv = format === 'npz' ? toHost : toHostRecord;
+  let host: ArrayCollection<HostRecord>;
+  if (data instanceof NDArray) host = [await conv(data)];
+  else if (Array.isArray(data)) host = await Promise.all((data as readonly NDArray[]).map(conv));
   else {
     const entries = await Promise.all(
       Object.entries(data as Readonly<Record<string, NDArray>>).map(
-        async ([k, v]) => [k, await toHost(v)] as const,
+        async ([k, v]) => [k, await conv(v)] as const,
       ),
     );
     host = Object.fromEntries(entries);
   }
-  return format === 'npz' ? saveNpz(host) : saveMXNetList(host, { npShape: options.npShape ?? true });
+  return format === 'npz'
+    ? saveNpz(host as ArrayCollection)
+    : saveMXNetList(host, { npShape: options.npShape ?? true });
 }
 
 /** Arrays from bytes in any supported format (detected from the content, as MXNDArrayLoad). */
@@ -130,11 +147,12 @@ export function loadBytes(
 ): LoadedArrays {
   const loaded = loadAny(bytes, source, {
     npShape: options.npShape ?? 'global',
+    sparse: true,
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     maxExpansion: options.maxExpansion ?? DEFAULT_MAX_EXPANSION,
   });
   loaded.arrays.forEach((h, i) => {
-    if (h.none !== true) return;
+    if (isHostSparse(h) || h.none !== true) return;
     const name = loaded.names === null ? '' : ` ("${loaded.names[i]}")`;
     throw new MXNetError(
       `${source ?? '<bytes>'}: record ${i}${name} is a "none" array (MXNet's uninitialised NDArray()), ` +
@@ -153,6 +171,17 @@ export function loadBytes(
         const dev = h.ctx && DEV_TYPES[h.ctx.devType];
         const recorded = dev ? Context.fromString(`${dev}(${h.ctx?.devId ?? 0})`) : rt.defaultContext;
         ctx = hasBackend(rt, recorded) ? recorded : rt.defaultContext;
+      }
+      if (isHostSparse(h)) {
+        const { data, indices, indptr, shape, dtype } = h;
+        const o = { shape, ctx, dtype };
+        type Parts = { data: Float32Array; indices: BigInt64Array; indptr: BigInt64Array };
+        created.push(
+          h.stype === 'csr'
+            ? rt.nd.sparse.csrMatrix({ data, indices, indptr } as Parts, o)
+            : rt.nd.sparse.rowSparseArray({ data, indices } as Omit<Parts, 'indptr'>, o),
+        );
+        continue;
       }
       const a = rt.empty(h.shape, h.dtype as DTypeName, ctx);
       created.push(a);

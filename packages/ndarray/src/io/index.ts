@@ -16,13 +16,14 @@ import { loadMXNetList } from './mxnet-list.js';
 import type { NpShapeMode } from './mxnet-record.js';
 import { loadNpy } from './npy.js';
 import { loadNpz } from './npz.js';
-import type { LoadedList } from './types.js';
+import type { HostRecord, LoadedList } from './types.js';
 
 export { type GunzipOptions, gunzip, isGzip } from './gzip.js';
 export { DEFAULT_MAX_BYTES, DEFAULT_MAX_EXPANSION, type LoadLimits } from './limits.js';
 export { loadMXNetList, type MXNetListLoadOptions, NDARRAY_LIST_MAGIC, saveMXNetList } from './mxnet-list.js';
 export {
   loadMXNetRecord,
+  type MXNetRecordLoadOptions,
   NDARRAY_V1_MAGIC,
   NDARRAY_V2_MAGIC,
   NDARRAY_V3_MAGIC,
@@ -31,7 +32,15 @@ export {
 } from './mxnet-record.js';
 export { loadNpy, saveNpy } from './npy.js';
 export { loadNpz, saveNpz } from './npz.js';
-export type { ArrayCollection, HostArray, HostContext, LoadedList } from './types.js';
+export {
+  type ArrayCollection,
+  type HostArray,
+  type HostContext,
+  type HostRecord,
+  type HostSparseArray,
+  isHostSparse,
+  type LoadedList,
+} from './types.js';
 
 /** Which format `bytes` is in, from its first four bytes (as `MXNDArrayLoad`). */
 export function detectArrayFileFormat(bytes: Uint8Array): 'npz' | 'npy' | 'mxnet' {
@@ -44,16 +53,30 @@ export function detectArrayFileFormat(bytes: Uint8Array): 'npz' | 'npy' | 'mxnet
   return 'mxnet';
 }
 
+/** Options of {@link loadAny}: `npShape` and `sparse` apply to MXNet lists. */
+export type LoadAnyOptions = { npShape?: NpShapeMode; sparse?: boolean } & LoadLimits;
+
 /**
  * Loads an array file of any supported format: npz (names from the archive), npy (one array, no
- * names) or an MXNet list. `options.npShape` applies to MXNet lists (default true, MXNet 2.0);
+ * names) or an MXNet list. `options.npShape` applies to MXNet lists (default true, MXNet 2.0), and
+ * so does `options.sparse` (return csr/row_sparse records instead of refusing them);
  * `maxBytes`/`maxExpansion` cap what the load may decode ({@link LoadLimits}).
  */
 export function loadAny(
   bytes: Uint8Array,
   source?: string,
-  options: { npShape?: NpShapeMode } & LoadLimits = {},
-): LoadedList {
+  options?: LoadAnyOptions & { sparse?: false },
+): LoadedList;
+export function loadAny(
+  bytes: Uint8Array,
+  source: string | undefined,
+  options: LoadAnyOptions,
+): LoadedList<HostRecord>;
+export function loadAny(
+  bytes: Uint8Array,
+  source?: string,
+  options: LoadAnyOptions = {},
+): LoadedList<HostRecord> {
   const limits: LoadLimits = { maxBytes: options.maxBytes, maxExpansion: options.maxExpansion };
   switch (detectArrayFileFormat(bytes)) {
     case 'npz':

@@ -205,7 +205,7 @@ describe('dtypes, names, versions', () => {
   });
 });
 
-describe('sparse records (parsed, then refused)', () => {
+describe('sparse records (refused unless sparse: true)', () => {
   // CSR (2,3) with 2 values: storage shape (2,), aux indptr int64 (3,), indices int64 (2,).
   const csr =
     'c9fa93f9 02000000 01000000 0200000000000000' + // V2, csr, storage shape (2,)
@@ -223,7 +223,7 @@ describe('sparse records (parsed, then refused)', () => {
     expectMXNetError(
       () => loadMXNetList(list(csr), { npShape: false, source: 'sp.params' }),
       'sp.params',
-      'sparse arrays are not supported yet',
+      'reads dense arrays only',
       'csr',
       '(2, 3)',
       'record 0',
@@ -245,8 +245,14 @@ describe('sparse records (parsed, then refused)', () => {
       '02000000 0400000000000000 0200000000000000 01000000 00000000 00000000' + // shape (4,2), cpu, f32
       '06000000 01000000 0100000000000000' + // aux0 int64 (1,)
       '0000803f 00000040 0300000000000000';
-    expectMXNetError(() => loadMXNetList(list(rsp), { npShape: false }), 'row_sparse', 'not supported yet');
-    expectMXNetError(() => loadMXNetList(list(rsp), { npShape: 'global' }), 'row_sparse', 'np shape');
+    expectMXNetError(() => loadMXNetList(list(rsp), { npShape: false }), 'row_sparse', 'dense arrays only');
+    const got = loadMXNetList(list(rsp), { npShape: false, sparse: true }).arrays[0];
+    expect(got).toMatchObject({ stype: 'row_sparse', shape: [4, 2], storageShape: [1, 2] });
+    expectMXNetError(
+      () => loadMXNetList(list(rsp), { npShape: 'global', sparse: true }),
+      'row_sparse',
+      'np shape',
+    );
   });
 });
 

@@ -16,14 +16,16 @@ import { MXNetError } from '@mx/base';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { Budget, type LoadLimits } from './limits.js';
 import {
+  layoutBytes,
   materialise,
   type NpShapeMode,
   type RecordLayout,
+  refuseSparse,
   scanRecord,
   throwProblem,
   writeRecord,
 } from './mxnet-record.js';
-import { type ArrayCollection, entriesOf, type LoadedList } from './types.js';
+import { type ArrayCollection, entriesOf, type HostRecord, type LoadedList } from './types.js';
 
 export const NDARRAY_LIST_MAGIC = 0x112;
 
@@ -32,9 +34,12 @@ const MIN_RECORD_BYTES = 4;
 
 /**
  * Writes a list file: V3 records when `npShape` (default true, MXNet 2.0), V2 otherwise.
- * A dict stores its keys as names, in insertion order.
+ * A dict stores its keys as names, in insertion order. Sparse arrays need V2 (`npShape: false`).
  */
-export function saveMXNetList(arrays: ArrayCollection, options: { npShape?: boolean } = {}): Uint8Array {
+export function saveMXNetList(
+  arrays: ArrayCollection<HostRecord>,
+  options: { npShape?: boolean } = {},
+): Uint8Array {
   const op = 'saveMXNetList';
   const npShape = options.npShape ?? true;
   const { arrays: list, names } = entriesOf(arrays);
@@ -66,13 +71,25 @@ export interface MXNetListLoadOptions extends LoadLimits {
   readonly npShape?: NpShapeMode;
   /** Names the file in errors; default "<bytes>". */
   readonly source?: string;
+  /**
+   * Return csr/row_sparse records as {@link HostSparseArray}s (V2 records, `npShape: false`);
+   * without it (the default) a sparse record is refused, so callers that only handle dense
+   * arrays never see one.
+   */
+  readonly sparse?: boolean;
 }
 
 /**
  * Reads a list file. `npShape` follows MXNet's switch: true (default) accepts V3 records only,
- * false accepts V0/V1/V2 only, 'global' accepts both (MXNet's GlobalOn).
+ * false accepts V0/V1/V2 only, 'global' accepts both (MXNet's GlobalOn; sparse records, as in
+ * MXNet, only with false). `sparse: true` returns sparse records too.
  */
-export function loadMXNetList(bytes: Uint8Array, options: MXNetListLoadOptions = {}): LoadedList {
+export function loadMXNetList(
+  bytes: Uint8Array,
+  options?: MXNetListLoadOptions & { sparse?: false },
+): LoadedList;
+export function loadMXNetList(bytes: Uint8Array, options: MXNetListLoadOptions): LoadedList<HostRecord>;
+export function loadMXNetList(bytes: Uint8Array, options: MXNetListLoadOptions = {}): LoadedList<HostRecord> {
   const op = 'loadMXNetList';
   const budget = new Budget(op, options.source, bytes.length, options);
   const r = new ByteReader(bytes, op, options.source);
@@ -110,13 +127,15 @@ export function loadMXNetList(bytes: Uint8Array, options: MXNetListLoadOptions =
   const names = k === 0 ? null : readNames(r, k);
   r.where = 'names';
   r.expectEnd(k === 0 ? `the name count 0 (a list file ends there)` : 'the last name');
+  const what = (i: number) => (names === null ? `record ${i}` : `record ${i} ("${names[i]}")`);
   layouts.forEach((l, i) => {
-    throwProblem(r, l, names === null ? `record ${i}` : `record ${i} ("${names[i]}")`);
+    throwProblem(r, l, what(i));
+    if (options.sparse !== true) refuseSparse(r, l, what(i), op);
   });
   let total = 0;
-  for (const l of layouts) total += l.dataBytes;
+  for (const l of layouts) total += layoutBytes(l);
   budget.charge(total, `the array data of ${n} records`);
-  return { arrays: layouts.map((l) => materialise(l, bytes)), names };
+  return { arrays: layouts.map((l, i) => materialise(r, l, bytes, what(i))), names };
 }
 
 /** K names: u64 length + UTF-8 bytes each; invalid UTF-8 and duplicates are corruption. */

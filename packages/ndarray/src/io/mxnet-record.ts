@@ -11,7 +11,9 @@
  * - V1 `0xF993FAC8`: i64 TShape, ctx, dtype, data.  V0: that u32 *is* ndim, dims are u32.
  *   ndim 0, ndim -1 or a dim of -1 is "none" (what the MXNet versions that wrote these files meant).
  * Mixing semantics fails as in MXNet: V3 needs np-shape on; V0..V2 need it off, unless it is on
- * globally. Sparse records are parsed completely (so a reader never mis-steps) and then refused.
+ * globally. Sparse records (csr, row_sparse: V2 only, mxnet-sparse.ts) are read by the loaders
+ * called with `sparse: true`; the others parse them completely (so a reader never mis-steps) and
+ * then refuse them.
  *
  * Reading is split in two: {@link scanRecord} walks a record and validates every field without
  * allocating anything, so a list loader can check the whole file (and its size budget) before any
@@ -22,10 +24,29 @@
  * The device of a record must be one MXNet can name: type cpu (1), gpu (2), cpu_pinned (3) or
  * cpu_shared (5), id in [0, 16) (MXNet's `Context::kMaxDevID`).
  */
-import { ALL_DTYPES, DType, type DTypeName, dtypeFromFlag, MXNetError, shapeToString } from '@mx/base';
+import { DType, type DTypeName, MXNetError, shapeToString } from '@mx/base';
 import { ByteReader, ByteWriter, bytesOfStorage, storageFromBytes } from './bytes.js';
 import { Budget, type LoadLimits } from './limits.js';
-import { CPU0, checkHostArray, elementCount, type HostArray, type HostContext, noneArray } from './types.js';
+import {
+  checkHostSparse,
+  materialiseSparse,
+  type SparseLayout,
+  scanSparseData,
+  sparseValueRule,
+  writeSparseBody,
+} from './mxnet-sparse.js';
+import { dataSize, readDType, readShape } from './record-fields.js';
+import {
+  CPU0,
+  checkHostArray,
+  elementCount,
+  type HostArray,
+  type HostContext,
+  type HostRecord,
+  type HostSparseArray,
+  isHostSparse,
+  noneArray,
+} from './types.js';
 
 /** Largest ndim accepted for a V0 record (NumPy's limit); bigger first words are unknown magics. */
 const MAX_V0_NDIM = 64;
@@ -76,11 +97,20 @@ export interface RecordLayout {
   readonly shape: number[];
   readonly dtype: DTypeName;
   readonly ctx: HostContext;
-  /** Offset and length of the element data (dense records). */
+  /** Offset and length of the element data (dense records) or of the stored values (sparse). */
   readonly dataAt: number;
   readonly dataBytes: number;
-  /** Set for records that are well formed but cannot be loaded (sparse, unknown device). */
+  /** A sparse record's storage type, storage shape and aux arrays. */
+  readonly sparse?: SparseLayout;
+  /** Set for records whose layout is intact but which cannot be loaded (unknown device, sparse rules). */
   readonly problem?: RecordProblem;
+}
+
+/** Bytes a record's arrays take once copied (values plus a sparse record's aux arrays). */
+export function layoutBytes(l: RecordLayout): number {
+  let n = l.dataBytes;
+  for (const a of l.sparse?.aux ?? []) n += a.bytes;
+  return n;
 }
 
 /** Walks the record at the reader's position, checking every field; allocates no array data. */
@@ -137,6 +167,7 @@ function scanV2V3(r: ByteReader, at: number, v3: boolean, npSemantics: boolean):
     throw r.corrupt(
       `only default storage is allowed in np shape semantics, found ${STYPE_NAMES[stype]}`,
       stypeAt,
+      'sparse records load only with npShape: false (MXNet refuses them under np-shape semantics too)',
     );
   }
   const storageShape = sparse ? readShape(r, false, false) : null;
@@ -180,64 +211,44 @@ function scanBody(
       ? { at, none: false, shape, dtype, ctx, dataAt, dataBytes }
       : { at, none: false, shape, dtype, ctx, dataAt, dataBytes, problem };
   }
-  // Sparse: aux dtypes and shapes, then the values (storage shape), then each aux array.
-  const numAux = sparse.stype === 2 ? 2 : 1;
-  const aux: { dtype: DTypeName; shape: number[] }[] = [];
-  for (let i = 0; i < numAux; i++) {
-    const auxType = readDType(r, `aux ${i} dtype flag`);
-    aux.push({ dtype: auxType, shape: readShape(r, false, false) ?? [] });
+  const stype = sparse.stype === 2 ? 'csr' : 'row_sparse';
+  const s = scanSparseData(r, stype, sparse.storageShape, shape, dtype);
+  const rule = s.sparse.rule;
+  if (problem === undefined && rule !== undefined) {
+    problem = {
+      corrupt: rule.corrupt,
+      message: rule.message,
+      offset: at,
+      hint: rule.corrupt
+        ? 'the file is corrupt: its sizes do not describe one sparse array'
+        : 'convert the array to int64 indices with MXNet before saving',
+    };
   }
-  r.skip(dataSize(r, dtype, sparse.storageShape, `${dtype} sparse values`));
-  for (const [i, a] of aux.entries()) r.skip(dataSize(r, a.dtype, a.shape, `aux ${i} ${a.dtype} data`));
-  return {
+  const layout = {
     at,
     none: false,
     shape,
     dtype,
     ctx,
-    dataAt: r.pos,
-    dataBytes: 0,
-    problem: problem ?? {
-      corrupt: false,
-      message:
-        `sparse arrays are not supported yet: ${STYPE_NAMES[sparse.stype]} array of shape ${shapeToString(shape)}, ` +
-        `${dtype}, ${elementCount(sparse.storageShape)} stored values`,
-      offset: at,
-      hint: 'convert it to a dense array (tostype("default")) with MXNet before saving',
-    },
+    dataAt: s.dataAt,
+    dataBytes: s.dataBytes,
+    sparse: s.sparse,
   };
-}
-
-/** Bytes of `shape` x `dtype`; a truncation error unless they are all in the file. */
-function dataSize(r: ByteReader, dtype: DTypeName, shape: readonly number[], what: string): number {
-  const n = shape.includes(0) ? 0 : elementCount(shape) * DType[dtype].bytes;
-  if (!Number.isSafeInteger(n)) {
-    throw r.corrupt(`shape ${shapeToString(shape)} is too large for any file`, r.pos);
-  }
-  r.need(n, what);
-  return n;
+  return problem === undefined ? layout : { ...layout, problem };
 }
 
 /**
- * TShape: i32 ndim + ndim x i64. Returns null for "none": ndim -1 or a dim of -1 when `unknownIsNone`
- * (np semantics, V1), ndim 0 when `zeroIsNone` (legacy semantics). Other negatives are corruption.
+ * Throws unless a sparse record may be loaded here: callers that cannot hold sparse arrays
+ * (`sparse` false) refuse them, naming the record `what`.
  */
-function readShape(r: ByteReader, unknownIsNone: boolean, zeroIsNone: boolean): number[] | null {
-  const at = r.pos;
-  const ndim = r.i32('shape ndim');
-  if (ndim === -1 && unknownIsNone) return null;
-  if (ndim < 0) throw r.corrupt(`shape ndim ${ndim} is negative`, at);
-  r.need(ndim * 8, `${ndim} shape dims`);
-  const shape: number[] = [];
-  let none = ndim === 0 && zeroIsNone;
-  for (let i = 0; i < ndim; i++) {
-    const dimAt = r.pos;
-    const d = r.i64('shape dim');
-    if (d === -1 && unknownIsNone) none = true;
-    else if (d < 0) throw r.corrupt(`shape dim ${i} is ${d}`, dimAt);
-    shape.push(d);
-  }
-  return none ? null : shape;
+export function refuseSparse(r: ByteReader, layout: RecordLayout, what: string, op: string): void {
+  if (layout.sparse === undefined) return;
+  r.where = what;
+  throw r.error(
+    `${op} reads dense arrays only, and this is a ${layout.sparse.stype} array of shape ${shapeToString(layout.shape)}, ` +
+      `${layout.dtype}, ${elementCount(layout.sparse.storageShape)} stored values`,
+    `pass sparse: true (nd.load does) to read sparse records, or convert the array with tostype("default") before saving`,
+  );
 }
 
 /** V0: the magic word was ndim (0 is "none"); u32 dims follow. */
@@ -248,18 +259,27 @@ function readV0Shape(r: ByteReader, ndim: number): number[] | null {
   return ndim === 0 ? null : shape;
 }
 
-function readDType(r: ByteReader, what: string): DTypeName {
-  const at = r.pos;
-  const flag = r.i32(what);
-  if (flag < 0 || flag >= ALL_DTYPES.length) {
-    throw r.corrupt(`unknown dtype flag ${flag} (MXNet's flags are 0..${ALL_DTYPES.length - 1})`, at);
-  }
-  return dtypeFromFlag(flag).name;
-}
-
-/** The host array of a scanned record, its data copied out of `bytes`. */
-export function materialise(layout: RecordLayout, bytes: Uint8Array): HostArray {
+/**
+ * The host array of a scanned record, its data copied out of `bytes`. A sparse record's index
+ * values are checked here (MXNet's full `check_format`), the error naming the record `what`.
+ */
+export function materialise(
+  r: ByteReader,
+  layout: RecordLayout,
+  bytes: Uint8Array,
+  what: string,
+): HostRecord {
   if (layout.none) return noneArray();
+  if (layout.sparse !== undefined) {
+    const { shape, dtype, ctx, dataAt, dataBytes } = layout;
+    const a = materialiseSparse(layout.sparse, shape, dtype, ctx, dataAt, dataBytes, bytes);
+    const why = sparseValueRule(a);
+    if (why !== undefined) {
+      r.where = what;
+      throw r.corrupt(why, layout.at, 'the file is corrupt: its indices do not describe one sparse array');
+    }
+    return a;
+  }
   const data = storageFromBytes(
     layout.dtype,
     bytes.subarray(layout.dataAt, layout.dataAt + layout.dataBytes),
@@ -280,7 +300,19 @@ export function throwProblem(r: ByteReader, layout: RecordLayout, what: string):
  * Appends one record: V3 when `npShape` (MXNet 2.0's default), else V2. Checks `a` first and
  * refuses what MXNet cannot write: scalars in V2 (ndim 0 means "none" there) and "none" arrays.
  */
-export function writeRecord(w: ByteWriter, a: HostArray, npShape: boolean, op: string, what: string): void {
+export function writeRecord(w: ByteWriter, a: HostRecord, npShape: boolean, op: string, what: string): void {
+  if (isHostSparse(a)) {
+    checkHostSparse(op, a, what);
+    if (npShape) {
+      throw new MXNetError(
+        `${what} is a ${a.stype} array: only arrays of default storage can be saved in np shape semantics (V3 records)`,
+        { op, hint: 'save with npShape: false (V2 records, which hold sparse arrays), as MXNet 1.x does' },
+      );
+    }
+    w.u32(NDARRAY_V2_MAGIC);
+    writeSparseBody(w, a, a.ctx ?? CPU0);
+    return;
+  }
   checkHostArray(op, a, what);
   if (a.none === true) {
     throw new MXNetError(`${what} is a "none" array (an uninitialised NDArray); it cannot be saved`, {
@@ -306,14 +338,24 @@ export function writeRecord(w: ByteWriter, a: HostArray, npShape: boolean, op: s
   w.bytes(bytesOfStorage(a.data));
 }
 
+/** Options of {@link loadMXNetRecord}. */
+export interface MXNetRecordLoadOptions extends LoadLimits {
+  readonly npShape?: NpShapeMode;
+  readonly source?: string;
+  /** Return sparse records as {@link HostSparseArray}s; without it they are refused. */
+  readonly sparse?: boolean;
+}
+
 /**
  * MXNDArrayLoadFromRawBytes: one record with no list header. Unlike MXNet, the record must end
  * exactly where the bytes end (pickled state never has trailing bytes).
  */
 export function loadMXNetRecord(
   bytes: Uint8Array,
-  options: { npShape?: NpShapeMode; source?: string } & LoadLimits = {},
-): HostArray {
+  options?: MXNetRecordLoadOptions & { sparse?: false },
+): HostArray;
+export function loadMXNetRecord(bytes: Uint8Array, options: MXNetRecordLoadOptions): HostRecord;
+export function loadMXNetRecord(bytes: Uint8Array, options: MXNetRecordLoadOptions = {}): HostRecord {
   const op = 'loadMXNetRecord';
   const budget = new Budget(op, options.source, bytes.length, options);
   const r = new ByteReader(bytes, op, options.source);
@@ -321,12 +363,13 @@ export function loadMXNetRecord(
   const layout = scanRecord(r, options.npShape ?? true);
   r.expectEnd('the record');
   throwProblem(r, layout, 'record 0');
-  budget.charge(layout.dataBytes, 'record 0');
-  return materialise(layout, bytes);
+  if (options.sparse !== true) refuseSparse(r, layout, 'record 0', op);
+  budget.charge(layoutBytes(layout), 'record 0');
+  return materialise(r, layout, bytes, 'record 0');
 }
 
-/** MXNDArraySaveRawBytes: one record with no list header. */
-export function saveMXNetRecord(a: HostArray, options: { npShape?: boolean } = {}): Uint8Array {
+/** MXNDArraySaveRawBytes: one record with no list header (sparse records need `npShape: false`). */
+export function saveMXNetRecord(a: HostRecord, options: { npShape?: boolean } = {}): Uint8Array {
   const w = new ByteWriter();
   writeRecord(w, a, options.npShape ?? true, 'saveMXNetRecord', 'array');
   return w.finish();

@@ -28,9 +28,41 @@ export interface HostArray {
   readonly none?: boolean;
 }
 
-/** A loaded MXNet list file: `names` is null when the file stores no names (MXNet returns a list). */
-export interface LoadedList {
-  readonly arrays: HostArray[];
+/**
+ * One sparse array on the host, as stored in an MXNet V2 record: the parts of a `CSRNDArray` or
+ * `RowSparseNDArray` (the shape of their `partsSync()`), plus the recorded device. Aux dtypes are
+ * those of the index arrays: `Int32Array` is int32, `BigInt64Array` int64 (MXNet's default).
+ */
+export interface HostSparseArray {
+  readonly stype: 'csr' | 'row_sparse';
+  /** The logical (dense) shape. */
+  readonly shape: readonly number[];
+  readonly dtype: DTypeName;
+  /** `[nnz]` for CSR, `[k, ...shape.slice(1)]` for row_sparse. */
+  readonly storageShape: readonly number[];
+  /** The stored values, `prod(storageShape)` elements of `dtype`'s storage class. */
+  readonly data: StorageArray;
+  /** CSR: the column of each value; row_sparse: the stored rows. */
+  readonly indices: StorageArray;
+  /** CSR only: rows + 1 offsets into `data`. */
+  readonly indptr?: StorageArray;
+  readonly ctx?: HostContext;
+}
+
+/** A record of an MXNet list file: dense, or sparse for the readers that opt in (`sparse: true`). */
+export type HostRecord = HostArray | HostSparseArray;
+
+/** True when `a` is a sparse host array. */
+export function isHostSparse(a: HostRecord): a is HostSparseArray {
+  return (a as { stype?: unknown }).stype === 'csr' || (a as { stype?: unknown }).stype === 'row_sparse';
+}
+
+/**
+ * A loaded MXNet list file: `names` is null when the file stores no names (MXNet returns a list).
+ * `T` is {@link HostRecord} for the loaders called with `sparse: true`.
+ */
+export interface LoadedList<T extends HostRecord = HostArray> {
+  readonly arrays: T[];
   readonly names: string[] | null;
 }
 
@@ -101,19 +133,21 @@ export function checkHostArray(op: string, a: HostArray, what: string): void {
 }
 
 /** What the writers accept: a list, a record (dict), or a Map (keeps integer-like keys in insertion order). */
-export type ArrayCollection =
-  | readonly HostArray[]
-  | Readonly<Record<string, HostArray>>
-  | ReadonlyMap<string, HostArray>;
+export type ArrayCollection<T extends HostRecord = HostArray> =
+  | readonly T[]
+  | Readonly<Record<string, T>>
+  | ReadonlyMap<string, T>;
 
 /** Splits a list-or-dict argument into arrays and names (null for a list). */
-export function entriesOf(arrays: ArrayCollection): { arrays: readonly HostArray[]; names: string[] | null } {
-  if (Array.isArray(arrays)) return { arrays: arrays as readonly HostArray[], names: null };
+export function entriesOf<T extends HostRecord>(
+  arrays: ArrayCollection<T>,
+): { arrays: readonly T[]; names: string[] | null } {
+  if (Array.isArray(arrays)) return { arrays: arrays as readonly T[], names: null };
   if (arrays instanceof Map) {
-    const m = arrays as ReadonlyMap<string, HostArray>;
+    const m = arrays as ReadonlyMap<string, T>;
     return { arrays: [...m.values()], names: [...m.keys()] };
   }
-  const rec = arrays as Readonly<Record<string, HostArray>>;
+  const rec = arrays as Readonly<Record<string, T>>;
   const names = Object.keys(rec);
-  return { arrays: names.map((k) => rec[k] as HostArray), names };
+  return { arrays: names.map((k) => rec[k] as T), names };
 }
