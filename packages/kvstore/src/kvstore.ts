@@ -186,7 +186,7 @@ export abstract class KVStore implements Disposable {
   }
 
   /**
-   * MXNet `row_sparse_pull`: not yet — @mx has row_sparse arrays now (`nd.sparse.rowSparseArray`),
+   * MXNet `row_sparse_pull`: not yet — row_sparse arrays exist now (`nd.sparse.rowSparseArray`),
    * but the stores keep and move dense values only (issue 15 adds row_sparse keys).
    */
   rowSparsePull(keys: KeysArg, _outs: ValuesArg, _options: PushOptions & { rowIds?: unknown } = {}): never {
