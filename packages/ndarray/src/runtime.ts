@@ -378,17 +378,19 @@ export class Runtime {
 
   /**
    * @internal `await x.data()`: a read op ordered after pending writes. A failed array (its writer
-   * failed, or was skipped because an input had failed) rejects every read with that error until it
-   * is overwritten; its memory is never read.
+   * failed, or its input had) rejects every read with that error until overwritten; no memory read.
    */
-  async readArray(a: NDArray): Promise<StorageArray> {
-    const backend = a.chunk.backend;
-    const blob = a.blob();
-    const v = a.chunkVar;
-    const engine = this.engine;
-    // noSkip: the read op runs even when the array failed, so this promise always settles; at run
-    // time (after the writes pushed before it) it rejects with the array's failure instead of reading.
-    const read = new Promise<StorageArray>((resolve, reject) => {
+  readArray(a: NDArray): Promise<StorageArray> {
+    const [backend, blob] = [a.chunk.backend, a.blob()];
+    return this.readAfterWrites(a, () =>
+      backend.capabilities.syncRead ? backend.readSync(blob) : backend.read(blob),
+    );
+  }
+
+  /** @internal `read()`'s result from an op ordered after `a`'s writes (dense and sparse reads). */
+  async readAfterWrites<T>(a: NDArray, read: () => T | Promise<T>): Promise<T> {
+    const [v, engine] = [a.chunkVar, this.engine];
+    const result = new Promise<T>((resolve, reject) => {
       engine.pushSync(
         () => {
           const failure = engine.failureOf(v);
@@ -397,8 +399,7 @@ export class Runtime {
             return;
           }
           try {
-            if (backend.capabilities.syncRead) resolve(backend.readSync(blob));
-            else backend.read(blob).then(resolve, reject);
+            Promise.resolve(read()).then(resolve, reject);
           } catch (e) {
             reject(e);
           }
@@ -413,10 +414,10 @@ export class Runtime {
     try {
       await engine.waitForVar(v);
     } catch (e) {
-      read.catch(() => undefined); // it settles with the same failure: handled here
+      result.catch(() => undefined); // it settles with the same failure: handled here
       throw e;
     }
-    return read;
+    return result;
   }
 
   /** @internal Copy `src` to a context (new array) or into an existing array. */

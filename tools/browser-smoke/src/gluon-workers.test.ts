@@ -48,7 +48,7 @@ import {
   SAMPLES,
   WORKER_MODULE,
 } from './gluon-workers-page/types.js';
-import { haveChromium, launchChromium, warnNoChromium } from './harness.js';
+import { collectResults, haveChromium, launchChromium, warnNoChromium } from './harness.js';
 import {
   bundlePackageModule,
   type FilePage,
@@ -204,43 +204,23 @@ describe('@mx/gluon image transforms in DataLoader Web Workers (headless Chromiu
     if (p === undefined) {
       p = (async () => {
         if (browser === undefined || server === undefined) throw new Error('browser not started');
-        const page = await browser.newPage();
-        const errors: string[] = [];
-        page.on('pageerror', (e) => errors.push(bundle.mapStack(e.stack ?? e.message)));
-        let workersStarted = 0;
-        let workersClosed = 0;
-        page.on('worker', (w) => {
-          workersStarted++;
-          w.on('close', () => workersClosed++);
-        });
-        const t = performance.now();
-        try {
-          await page.goto(`${server.origin}${path}`);
-          await page
-            .waitForFunction(() => (globalThis as { __results?: unknown }).__results !== undefined, null, {
-              timeout: TIMEOUT - 30_000,
-            })
-            .catch((e: unknown) => {
-              throw new Error(`no results from ${path}: ${String(e)}\npage errors:\n${errors.join('\n')}`);
-            });
-          const r = (await page.evaluate(
-            () => (globalThis as { __results?: unknown }).__results,
-          )) as GluonWorkersResults;
-          for (let i = 0; i < 50 && workersClosed < workersStarted; i++) await page.waitForTimeout(100);
-          const ms = r.pipelines.map((x) => `${x.two.ms?.toFixed(0)}/${x.zero.ms?.toFixed(0)} ms`).join(', ');
-          console.log(
-            `${path}: crossOriginIsolated ${r.crossOriginIsolated}; pipelines (2 workers/0) ${ms}; ${workersStarted} workers started; page load to results ${(performance.now() - t).toFixed(0)} ms`,
-          );
-          if (errors.length > 0) console.log(`  page errors:\n${errors.join('\n')}`);
-          if (r.fatal !== undefined) {
-            throw new Error(
-              `${path} failed at ${r.fatal.stage}: ${r.fatal.message}\n${bundle.mapStack(r.fatal.stack ?? '')}`,
-            );
-          }
-          return { results: r, workersStarted, workersOpen: page.workers().length };
-        } finally {
-          await page.close();
+        const got = await collectResults<GluonWorkersResults>(
+          browser,
+          bundle,
+          `${server.origin}${path}`,
+          TIMEOUT - 30_000,
+        );
+        const r = got.results;
+        const { workersStarted, workersOpen } = got;
+        const ms = r.pipelines.map((x) => `${x.two.ms?.toFixed(0)}/${x.zero.ms?.toFixed(0)} ms`).join(', ');
+        console.log(
+          `${path}: crossOriginIsolated ${r.crossOriginIsolated}; pipelines (2 workers/0) ${ms}; ${workersStarted} workers started; page load to results ${got.ms.toFixed(0)} ms`,
+        );
+        if (got.errors.length > 0) console.log(`  page errors:\n${got.errors.join('\n')}`);
+        if (r.fatal !== undefined) {
+          throw new Error(`${path} failed at ${r.fatal.stage}: ${r.fatal.message}\n${r.fatal.stack ?? ''}`);
         }
+        return { results: r, workersStarted, workersOpen };
       })();
       pages.set(path, p);
     }

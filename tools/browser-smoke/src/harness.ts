@@ -2,7 +2,8 @@
  * What the browser tests share: where Chromium is (and the skip message when it is not), the base
  * launch flags, and `collectResults`, which opens a page, waits for the results object the page
  * script leaves on `window.__results`, and maps stack traces back to source through the bundle's
- * map. Page errors and console errors are gathered so a page that never reports says why.
+ * map. Page errors and console errors are gathered so a page that never reports says why, and the
+ * page's Web Workers are counted (started, and still open once the results are in).
  */
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
@@ -52,6 +53,10 @@ export interface Collected<R> {
   readonly errors: readonly string[];
   /** Page load to results, milliseconds. */
   readonly ms: number;
+  /** Web Workers the page started, as playwright saw them. */
+  readonly workersStarted: number;
+  /** Of those, the ones still open when the page was closed (after their close events had time). */
+  readonly workersOpen: number;
 }
 
 /** Open `url`, wait up to `timeoutMs` for `window.__results`, and return it (fatal stack mapped). */
@@ -67,6 +72,12 @@ export async function collectResults<R extends WithFatal>(
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console.error: ${bundle.mapStack(m.text())}`);
   });
+  let workersStarted = 0;
+  let workersClosed = 0;
+  page.on('worker', (w) => {
+    workersStarted++;
+    w.on('close', () => workersClosed++);
+  });
   const t = performance.now();
   try {
     await page.goto(url);
@@ -78,8 +89,11 @@ export async function collectResults<R extends WithFatal>(
         throw new Error(`no results from ${url}: ${String(e)}\npage errors:\n${errors.join('\n')}`);
       });
     const r = (await page.evaluate(() => (globalThis as { __results?: unknown }).__results)) as R;
+    // close events travel from the browser: give them a moment, never the page's own close
+    for (let i = 0; i < 50 && workersClosed < workersStarted; i++) await page.waitForTimeout(100);
     const fatal = r.fatal && { ...r.fatal, stack: r.fatal.stack && bundle.mapStack(r.fatal.stack) };
-    return { results: { ...r, fatal }, errors, ms: performance.now() - t };
+    const workersOpen = page.workers().length;
+    return { results: { ...r, fatal }, errors, ms: performance.now() - t, workersStarted, workersOpen };
   } finally {
     await page.close();
   }

@@ -45,7 +45,8 @@ export interface Part {
   close(): void;
 }
 
-function bytesPart(bytes: Uint8Array): Part {
+/** The bytes as an input part (the same reads as a file). */
+export function bytesPart(bytes: Uint8Array): Part {
   return {
     name: `<${bytes.length} bytes>`,
     open() {},

@@ -292,7 +292,7 @@ export class DistKVStore extends KVStore {
       // One output on the key's device is received into directly; MXNet receives into recv_buf
       // and copies it to every output, which is what several outputs or another device get here.
       const only = arrays.length === 1 ? (arrays[0] as NDArray) : undefined;
-      const direct = only !== undefined && only.ctx.toString() === s.token.ctx.toString();
+      const direct = only !== undefined && only.ctx.equals(s.token.ctx);
       const nd = this.runtime.nd;
       if (!direct && s.recv === undefined) {
         s.recv = this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: s.token.ctx }));

@@ -12,7 +12,6 @@
  * host read `data()`.
  */
 import { type Context, type DTypeName, MXNetError, type Shape, type StorageArray } from '@mx/base';
-import { FnProperty } from '@mx/engine';
 import type { SparseBlob, SparseStorageType, StorageType, TBlob } from '@mx/ops';
 import type { Chunk } from '../chunk.js';
 import { NDArray } from '../ndarray.js';
@@ -286,45 +285,16 @@ function partsOf(b: SparseBlob, read: (blob: TBlob) => StorageArray): SparsePart
   return { ...base, indices: read(b.aux[0] as TBlob) };
 }
 
-/** The parts read by an op ordered after pending writes (the pattern of `Runtime.readArray`). */
-async function readParts(a: BaseSparseNDArray): Promise<SparseParts> {
-  const engine = a.runtime.engine;
+/** The parts, read by an op ordered after pending writes (`Runtime.readAfterWrites`). */
+function readParts(a: BaseSparseNDArray): Promise<SparseParts> {
   const backend = a.chunk.backend;
-  const v = a.chunkVar;
   const store = a.store;
-  const read = new Promise<SparseParts>((resolve, reject) => {
-    engine.pushSync(
-      () => {
-        const failure = engine.failureOf(v);
-        if (failure !== undefined) {
-          reject(failure);
-          return;
-        }
-        try {
-          const blob = store.blob();
-          if (backend.capabilities.syncRead) resolve(partsOf(blob, (b) => backend.readSync(b)));
-          else {
-            const blobs = [blob.data, ...blob.aux];
-            Promise.all(blobs.map((b) => backend.read(b))).then((arrs) => {
-              let i = 0;
-              resolve(partsOf(blob, () => arrs[i++] as StorageArray));
-            }, reject);
-          }
-        } catch (e) {
-          reject(e);
-        }
-      },
-      a.ctx,
-      [v],
-      [],
-      { name: 'asnumpy', prop: FnProperty.noSkip },
-    );
+  return a.runtime.readAfterWrites(a, () => {
+    const blob = store.blob();
+    if (backend.capabilities.syncRead) return partsOf(blob, (b) => backend.readSync(b));
+    return Promise.all([blob.data, ...blob.aux].map((b) => backend.read(b))).then((arrs) => {
+      let i = 0;
+      return partsOf(blob, () => arrs[i++] as StorageArray);
+    });
   });
-  try {
-    await engine.waitForVar(v);
-  } catch (e) {
-    read.catch(() => undefined);
-    throw e;
-  }
-  return read;
 }

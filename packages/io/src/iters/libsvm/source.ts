@@ -20,7 +20,7 @@
  */
 import { MXNetError } from '@mx/base';
 import { nodeModule } from '../../host.js';
-import { filePart } from '../csv-reader.js';
+import { bytesPart, filePart, type Part } from '../csv-reader.js';
 import type { LineLocator } from './line.js';
 
 /** A LibSVM file path (or `;`-separated paths, or a directory), or the file's bytes. */
@@ -34,28 +34,13 @@ interface FsLike {
   readdirSync(path: string): string[];
 }
 
-/** One file of the input (or the bytes). */
-export interface InputFile {
-  readonly name: string;
+/** One file of the input (or the bytes): CSVIter's part, with its size. */
+export interface InputFile extends Part {
   readonly size: number;
-  open(): void;
-  /** Up to `length` bytes from `position` into `into[offset..]`; 0 at the end. */
-  read(into: Uint8Array, offset: number, length: number, position: number): number;
-  close(): void;
 }
 
 function bytesFile(bytes: Uint8Array): InputFile {
-  return {
-    name: `<${bytes.length} bytes>`,
-    size: bytes.length,
-    open() {},
-    read(into, offset, length, position) {
-      const chunk = bytes.subarray(position, position + length);
-      into.set(chunk, offset);
-      return chunk.length;
-    },
-    close() {},
-  };
+  return { ...bytesPart(bytes), size: bytes.length };
 }
 
 function diskFile(fs: FsLike, path: string, size: number, what: string, op: string): InputFile {
