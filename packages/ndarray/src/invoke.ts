@@ -59,8 +59,8 @@ export function invokeOp(
   const ctx = callContext(rt, op, attrs, inputs, params, options.ctx);
   // Deferred inputs (deferred compute results) are computed first, as MXNet's invoke does.
   for (const a of inputs) if (a.isDeferred) rt.dc.compute(a);
-  // Sparse storage (an input or out= array, or an op with its own storage inference): sparse/.
-  if (needsStorageDispatch(op, inputs, options.out)) {
+  // Sparse storage (a sparse input or out= array, or sparse outputs from dense inputs): sparse/.
+  if (needsStorageDispatch(op, attrs, inputs, options.out)) {
     const r = invokeSparse(rt, op, attrs, inputs, params, options, isTrain, ctx);
     if (r !== undefined) return r;
   }

@@ -56,6 +56,13 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
     inTypes: StorageType[],
     outTypes: StorageType[],
   ) => boolean;
+  /**
+   * True when, under these params, all-dense inputs may give a sparse output (`cast_storage` to a
+   * sparse stype, Embedding's backward with `sparse_grad`). Imperative calls with only dense arrays
+   * skip storage inference unless this says so, so adding `inferStorageType` to a common op costs
+   * dense calls nothing. Default: false.
+   */
+  readonly sparseFromDense?: (attrs: ParamsOf<S>) => boolean;
   /** Pairs [input, output] that may share memory (MXNet `FInplaceOption`). */
   readonly inplaceOption?: (attrs: ParamsOf<S>) => readonly (readonly [number, number])[];
   /** For each inplace pair: the output equals the input, so sharing is safe with other readers. */
@@ -198,6 +205,11 @@ export class Op<S extends ParamSchema = ParamSchema> {
     if (this.def.inferStorageType) return this.def.inferStorageType(attrs, inTypes, outTypes);
     outTypes.fill('default');
     return true;
+  }
+
+  /** See `OpDef.sparseFromDense`. */
+  sparseFromDense(attrs: ParamsOf<S>): boolean {
+    return this.def.sparseFromDense?.(attrs) ?? false;
   }
 
   inplaceOption(attrs: ParamsOf<S>): readonly (readonly [number, number])[] {

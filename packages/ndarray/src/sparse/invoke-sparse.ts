@@ -1,7 +1,8 @@
 /**
  * Storage-type dispatch for imperative calls (MXNet `Imperative::Invoke` with `SetShapeType`'s
  * storage inference and `DispatchMode`): the branch of `invokeOp` taken only when an input or an
- * `out=` array is sparse, or the op has its own `inferStorageType` — dense calls never come here.
+ * `out=` array is sparse, or the op says dense inputs may give a sparse output under its params
+ * (`Op.sparseFromDense`) — other dense calls never come here.
  *
  * 1. `inferStorageType` gives the output storage types (MXNet's rules, per op).
  * 2. All dense: back to the dense path (undefined is returned).
@@ -34,14 +35,23 @@ import { BaseSparseNDArray, defaultAuxTypes, emptySparse, isSparse, stypesOf } f
 type Params = Readonly<Record<string, unknown>> | undefined;
 type Result = { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> };
 
-/** True when a call must go through storage dispatch (cheap: one getter per array). */
-export function needsStorageDispatch(op: Op, inputs: readonly NDArray[], out: InvokeOptions['out']): boolean {
-  if (op.def.inferStorageType !== undefined) return true;
+/**
+ * True when a call must go through storage dispatch (cheap: one getter per array): a sparse input
+ * or `out=` array, or params under which the op makes sparse outputs from dense inputs
+ * (`Op.sparseFromDense`). All-dense calls of ops with storage inference stay on the dense path.
+ */
+export function needsStorageDispatch(
+  op: Op,
+  attrs: Readonly<Record<string, unknown>>,
+  inputs: readonly NDArray[],
+  out: InvokeOptions['out'],
+): boolean {
   for (const a of inputs) if (a.stype !== 'default') return true;
-  if (out === undefined) return false;
-  return Array.isArray(out)
-    ? out.some((o: NDArray) => o.stype !== 'default')
-    : (out as NDArray).stype !== 'default';
+  if (out !== undefined) {
+    const outs = Array.isArray(out) ? out : [out as NDArray];
+    for (const o of outs) if (o.stype !== 'default') return true;
+  }
+  return op.sparseFromDense(attrs as never);
 }
 
 /** The storage-dispatch branch of `invokeOp`; undefined when the call turns out all dense. */

@@ -50,6 +50,7 @@ export function registerCastStorage(registry: OpRegistry): void {
       outTypes[0] = to;
       return true;
     },
+    sparseFromDense: (attrs) => attrs.stype !== 'default',
     gradient: { inputs: 'none', build: (g) => [g.op1('_copy', [g.ograd(0)])] },
   });
 }
