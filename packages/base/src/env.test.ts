@@ -17,6 +17,8 @@ describe('Env', () => {
     expect(env.get('MXNET_GPU_MEM_POOL_RESERVE')).toBe(5);
     expect(env.get('MXNET_CPU_TEMP_COPY')).toBe(4);
     expect(env.get('MXNET_USE_NAIVE_STORAGE_MANAGER')).toBe(false);
+    // MXNet: dmlc::GetEnv("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", true).
+    expect(env.get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE')).toBe(true);
     for (const [name, spec] of Object.entries(ENV_SETTINGS)) {
       expect(name).toMatch(/^(MXNET|NNVM)_[A-Z0-9_]+$/);
       expect(spec.doc.length).toBeGreaterThan(10);
@@ -40,6 +42,10 @@ describe('Env', () => {
     expect(env.get('MXNET_CPU_WORKER_NTHREADS')).toBe(3);
     expect(env.raw('MXNET_ENGINE_TYPE')).toBe('NaiveEngine');
     expect(env.isSet('MXNET_GPU_TEMP_COPY')).toBe(false);
+    for (const off of ['0', 'false', ' FALSE '])
+      expect(
+        new Env({ MXNET_STORAGE_FALLBACK_LOG_VERBOSE: off }).get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE'),
+      ).toBe(false);
   });
 
   it('rejects malformed values with an MXNetError naming the variable and the valid values', () => {
@@ -52,6 +58,9 @@ describe('Env', () => {
     expect(get('MXNET_CPU_WORKER_NTHREADS', '0')).toThrow(/out of range/);
     expect(get('MXNET_GPU_MEM_POOL_ROUND_LINEAR_CUTOFF', '35')).toThrow(/\[20, 34\]/);
     expect(get('MXNET_ENGINE_INFO', 'maybe')).toThrow(/not a boolean/);
+    expect(get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE', 'quiet')).toThrow(
+      /MXNET_STORAGE_FALLBACK_LOG_VERBOSE="quiet" is not a boolean/,
+    );
   });
 
   it('reads process.env in Node and works without process', () => {

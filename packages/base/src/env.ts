@@ -210,6 +210,11 @@ export const ENV_SETTINGS = {
     min: 0,
     doc: 'Memory planning reuses a free block of size in [size / range, size * range]; 0 turns reuse off.',
   } as IntSpec,
+  MXNET_STORAGE_FALLBACK_LOG_VERBOSE: {
+    kind: 'bool',
+    default: true,
+    doc: 'Log "Storage type fallback detected" (once per operator, storage types, params and device) when an op on sparse arrays runs its dense kernel on temporary dense copies; 0 silences it.',
+  } as BoolSpec,
   MXNET_USE_FUSION: {
     kind: 'bool',
     default: true,

@@ -25,6 +25,7 @@ import { installReduce } from './reduce/index.js';
 import { LEFT_OUT as reduceLeftOut } from './reduce/left-out.js';
 import { installShape } from './shape/index.js';
 import { LEFT_OUT as shapeLeftOut } from './shape/left-out.js';
+import { installSparse } from './sparse/index.js';
 import { LEFT_OUT as sparseLeftOut } from './sparse/left-out.js';
 
 export function installFamilies(registry: OpRegistry, gpu: GpuHost): void {
@@ -38,6 +39,7 @@ export function installFamilies(registry: OpRegistry, gpu: GpuHost): void {
   installNorm(registry, gpu);
   installSeq(registry, gpu);
   installOptimizer(registry, gpu);
+  installSparse(registry, gpu);
 }
 
 /** Ops cpu-wasm runs that webgpu does not, with the reason (merged from each family). */
