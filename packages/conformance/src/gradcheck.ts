@@ -59,6 +59,13 @@ function rng(seed: number): () => number {
   };
 }
 
+/**
+ * Differentiable ops that take sparse inputs only, so no dense golden case can check them
+ * numerically; their gradients are checked against NumPy by the sparse tests
+ * (tools/golden/sparse/reduce.py, @mx/cpu-wasm and @mx/ndarray `sparse/reduce.test.ts`).
+ */
+export const SPARSE_INPUT_ONLY: ReadonlySet<string> = new Set(['_sparse_retain', '_square_sum']);
+
 /** Why a case cannot be gradient-checked, or undefined. */
 export function gradCheckSkip(runtime: Runtime, c: ConformanceCase): string | undefined {
   if (c.error !== undefined || c.outputs === undefined) return 'error case';

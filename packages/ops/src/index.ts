@@ -52,6 +52,24 @@ export {
 } from './params.js';
 export { type ElementwiseCompiler, OpRegistry } from './registry.js';
 export {
+  ADD_N_STORAGE,
+  DENSE_RESULT,
+  elemwiseStorageRule,
+  PREFER_DENSE,
+  PREFER_SPARSE,
+  SAME_STORAGE,
+  SCALAR_DENSE_RESULT,
+  SCALAR_SAME_STORAGE,
+  type ScalarAttrs,
+  type SparseDispatch,
+  type SparseElementwiseRule,
+  type StorageInference,
+  scalarLogicRule,
+  servesSparse,
+  sparseElementwiseRule,
+  storageInference,
+} from './sparse-elementwise.js';
+export {
   type Attrs,
   type FCompute,
   type FComputeEx,

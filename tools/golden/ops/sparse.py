@@ -43,4 +43,28 @@ cases.append(case('csr_3d', 'cast_storage', [np.zeros((2, 2, 2), 'float32')], pa
 cases.append(case('csr_1d', 'cast_storage', [np.zeros((4,), 'float32')], params={'stype': 'csr'},
                   error='csr needs a 2-D shape'))
 
+# The sparse-only ops (their sparse kernels and gradients are checked against SciPy/NumPy by
+# tools/golden/sparse/reduce.py): refused on dense inputs at the call, as MXNet's storage inference
+# does; `_backward_sparse_retain` (dense head gradient) keeps the listed rows.
+x = sparse_matrix((4, 3), 0.5, 'float32')
+cases.append(case('retain_dense_data', '_sparse_retain', [x, np.array([0, 2], 'int64')],
+                  error='row_sparse data array and dense indices'))
+cases.append(case('square_sum_dense', '_square_sum', [x], params={'axis': 1}, error='takes a row_sparse array'))
+cases.append(case('backward_square_sum_dense', '_backward_square_sum', [x[:, 0].copy(), x], params={'axis': 1},
+                  error='row_sparse data'))
+cases.append(case('getnnz_dense', '_contrib_getnnz', [x], error='only supports CSR'))
+og = sparse_matrix((5, 3), 1.0, 'float32')
+g = np.zeros_like(og)
+g[[0, 3]] = og[[0, 3]]
+cases.append(case('backward_retain', '_backward_sparse_retain', [og, np.array([3, 0], 'int64')], [g]))
+# The sparse AdaGrad updates have sparse kernels only (MXNet registers FComputeEx alone): a dense
+# gradient is refused at the call (group AdaGrad infers all-dense as dense, as MXNet, and then finds
+# no dense kernel); their row_sparse updates are checked by tools/golden/sparse/optimizer.py.
+w = sparse_matrix((3, 2), 1.0, 'float32')
+cases.append(case('adagrad_dense_grad', '_sparse_adagrad_update', [w, w.copy(), np.ones((3, 2), 'float32')],
+                  params={'lr': 0.1}, error='updates with a row_sparse gradient'))
+cases.append(case('group_adagrad_dense_grad', '_contrib_group_adagrad_update',
+                  [w, w.copy(), np.ones((3, 1), 'float32')], params={'lr': 0.1},
+                  error='has no kernel'))
+
 write('sparse', cases)

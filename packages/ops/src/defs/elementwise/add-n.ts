@@ -7,9 +7,15 @@
  * backend's own `elemwise_add` and `_copy` kernels (compiled from their expressions), so every
  * backend with an expression compiler runs it unchanged. Asynchronous backends (WebGPU) queue the
  * steps in order and complete once the last one has.
+ *
+ * Storage types are MXNet's `ElemwiseStorageAttr<false, true, false>`: all row_sparse → row_sparse,
+ * (dense, csr, dense) and more than four inputs with a dense one → dense, served by the backend's
+ * sparse kernel; anything else (all CSR included) falls back to dense. A composite has no sparse
+ * kernel: backends that serve sparse `add_n` register their own (the dense part stays this one).
  */
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
+import { ADD_N_STORAGE, storageInference } from '../../sparse-elementwise.js';
 import { type Attrs, type Kernel, type OpContext, OpReq, type OpReqType, type TBlob } from '../../types.js';
 import { elemwiseShape } from './common.js';
 
@@ -67,7 +73,7 @@ function compositeAddN(kernelOf: (name: string) => Kernel | undefined): Kernel |
 export function registerAddN(registry: OpRegistry): void {
   registry.define({
     name: 'add_n',
-    aliases: ['ElementWiseSum'],
+    aliases: ['ElementWiseSum', '_sparse_add_n', '_sparse_ElementWiseSum'],
     doc: 'the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum)',
     params: { num_args: P.int({ lowerBound: 1, doc: 'Number of inputs to be summed.' }) },
     keyVarNumArgs: 'num_args',
@@ -75,6 +81,7 @@ export function registerAddN(registry: OpRegistry): void {
     listInputNames: (a) => Array.from({ length: a.num_args }, (_, i) => `arg${i}`),
     inferShape: (attrs, inS, outS) => elemwiseShape('add_n', attrs, inS, outS),
     inplaceOption: () => [[0, 0]],
+    inferStorageType: storageInference(ADD_N_STORAGE),
     gradient: {
       inputs: 'none',
       build: (g, attrs) => Array.from({ length: attrs.num_args }, () => g.ograd(0)),

@@ -9,9 +9,22 @@
  * `>=`/`<` and `<=`/`>`); for the broadcast ops the autograd layer sums them over the broadcast
  * axes down to each input's shape, as MXNet's `BinaryBroadcastBackwardUse*` does. Comparisons and
  * logic give 1/0 in the operand dtype and zero gradients (MXNet `MakeZeroGradNodes`).
+ *
+ * Storage types (sparse inputs) are MXNet's: `elemwise_add`/`_sub` `PreferDenseStorageType`,
+ * `elemwise_mul` `PreferSparseStorageType`, `elemwise_div` `SparseSparseWithDenseResult`,
+ * `_grad_add` `ElemwiseStorageType<2, 1, true, true, true>` (see sparse-elementwise.ts); the other
+ * same-shape ops and every broadcast op are dense-only here (the storage fallback).
  */
 import { E, type Expr } from '../../expr.js';
 import type { OpRegistry } from '../../registry.js';
+import {
+  DENSE_RESULT,
+  PREFER_DENSE,
+  PREFER_SPARSE,
+  SAME_STORAGE,
+  type SparseElementwiseRule,
+  storageInference,
+} from '../../sparse-elementwise.js';
 import { broadcastShape, elemwiseShape } from './common.js';
 
 const { x, y, ograd: og, output: out } = E;
@@ -22,8 +35,12 @@ export interface BinaryFnEntry {
   readonly doc: string;
   readonly forward: Expr;
   readonly gradient: readonly (Expr | null)[];
-  /** The same-shape op's name and aliases. */
-  readonly elemwise: { readonly name: string; readonly aliases: readonly string[] };
+  /** The same-shape op's name, aliases and (when MXNet serves sparse inputs) storage rule. */
+  readonly elemwise: {
+    readonly name: string;
+    readonly aliases: readonly string[];
+    readonly sparse?: SparseElementwiseRule;
+  };
   /** The broadcast op's aliases. */
   readonly broadcastAliases?: readonly string[];
 }
@@ -31,6 +48,11 @@ export interface BinaryFnEntry {
 const ZERO2: readonly null[] = [null, null];
 
 const legacy = (name: string, ...aliases: string[]) => ({ name, aliases });
+const withSparse = (sparse: SparseElementwiseRule, name: string, ...aliases: string[]) => ({
+  name,
+  aliases,
+  sparse,
+});
 
 /** Every binary function, with the names MXNet registers for it. */
 export const BINARY_OPS: readonly BinaryFnEntry[] = [
@@ -39,7 +61,7 @@ export const BINARY_OPS: readonly BinaryFnEntry[] = [
     doc: 'x + y',
     forward: E.add(x, y),
     gradient: [og, og],
-    elemwise: legacy('elemwise_add', '_add', '_plus', '_Plus', '_sparse_elemwise_add'),
+    elemwise: withSparse(PREFER_DENSE, 'elemwise_add', '_add', '_plus', '_Plus', '_sparse_elemwise_add'),
     broadcastAliases: ['broadcast_plus', '_sparse_broadcast_add', '_sparse_broadcast_plus'],
   },
   {
@@ -47,7 +69,7 @@ export const BINARY_OPS: readonly BinaryFnEntry[] = [
     doc: 'x - y',
     forward: E.sub(x, y),
     gradient: [og, E.neg(og)],
-    elemwise: legacy('elemwise_sub', '_sub', '_minus', '_Minus', '_sparse_elemwise_sub'),
+    elemwise: withSparse(PREFER_DENSE, 'elemwise_sub', '_sub', '_minus', '_Minus', '_sparse_elemwise_sub'),
     broadcastAliases: ['broadcast_minus', '_sparse_broadcast_sub', '_sparse_broadcast_minus'],
   },
   {
@@ -55,7 +77,7 @@ export const BINARY_OPS: readonly BinaryFnEntry[] = [
     doc: 'x * y',
     forward: E.mul(x, y),
     gradient: [E.mul(og, y), E.mul(og, x)],
-    elemwise: legacy('elemwise_mul', '_mul', '_Mul', '_sparse_elemwise_mul'),
+    elemwise: withSparse(PREFER_SPARSE, 'elemwise_mul', '_mul', '_Mul', '_sparse_elemwise_mul'),
     broadcastAliases: ['_sparse_broadcast_mul'],
   },
   {
@@ -63,7 +85,7 @@ export const BINARY_OPS: readonly BinaryFnEntry[] = [
     doc: 'x / y (integers truncate)',
     forward: E.div(x, y),
     gradient: [E.div(og, y), E.neg(E.div(E.mul(og, x), E.square(y)))],
-    elemwise: legacy('elemwise_div', '_div', '_Div', '_sparse_elemwise_div'),
+    elemwise: withSparse(DENSE_RESULT, 'elemwise_div', '_div', '_Div', '_sparse_elemwise_div'),
     broadcastAliases: ['_sparse_broadcast_div'],
   },
   {
@@ -185,6 +207,7 @@ export function registerBinary(registry: OpRegistry): void {
       listInputNames: BINARY_INPUTS,
       inferShape: (attrs, inS, outS) => elemwiseShape(name, attrs, inS, outS),
       inplaceOption: () => BINARY_INPLACE,
+      ...(f.elemwise.sparse ? { inferStorageType: storageInference(f.elemwise.sparse) } : {}),
       elementwise: { forward: f.forward, gradient: f.gradient },
     });
     const bname = `broadcast_${f.stem}`;
@@ -207,6 +230,7 @@ export function registerBinary(registry: OpRegistry): void {
     listInputNames: BINARY_INPUTS,
     inferShape: (attrs, inS, outS) => elemwiseShape('_grad_add', attrs, inS, outS),
     inplaceOption: () => BINARY_INPLACE,
+    inferStorageType: storageInference(SAME_STORAGE),
     elementwise: { forward: E.add(x, y), gradient: [og, og] },
   });
 }

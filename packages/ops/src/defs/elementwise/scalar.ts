@@ -8,10 +8,24 @@
  * `DType(alpha)`). Type inference is `NumpyBinaryScalarType`: an integer array with `is_int=False`
  * computes and returns float64; a backend compiles the expression in the output dtype and converts
  * the input to it first (MXNet casts the input into temp space the same way).
+ *
+ * Sparse inputs (MXNet's storage rules, see sparse-elementwise.ts): `_mul_scalar` and `_div_scalar`
+ * keep CSR / row_sparse (only the stored values are scaled, so `x * nan` stays sparse, as MXNet
+ * documents); `_plus_scalar` / `_minus_scalar` keep them only for a scalar of 0 and otherwise give a
+ * dense result without a fallback; the comparisons keep them when comparing 0 with the scalar gives
+ * 0, else fall back. Every other scalar op is dense-only.
  */
 import { E, type Expr } from '../../expr.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
+import {
+  SCALAR_DENSE_RESULT,
+  SCALAR_SAME_STORAGE,
+  type ScalarAttrs,
+  type SparseElementwiseRule,
+  scalarLogicRule,
+  storageInference,
+} from '../../sparse-elementwise.js';
 import { elemwiseShape, scalarType } from './common.js';
 
 const { x, ograd: og, output: out } = E;
@@ -23,14 +37,31 @@ export interface ScalarEntry {
   readonly doc: string;
   readonly forward: Expr;
   readonly gradient: readonly (Expr | null)[];
+  /** MXNet's storage rule for sparse inputs; omitted: dense only. */
+  readonly sparse?: SparseElementwiseRule<ScalarAttrs>;
 }
 
 const ZERO: readonly null[] = [null];
+const logic = (fn: (x: number, s: number) => boolean) => scalarLogicRule((x, s) => (fn(x, s) ? 1 : 0));
 
 /** Every scalar SimpleOp with its MXNet CamelCase alias. */
 export const SCALAR_OPS: readonly ScalarEntry[] = [
-  { name: '_plus_scalar', alias: '_PlusScalar', doc: 'x + scalar', forward: E.add(x, s), gradient: [og] },
-  { name: '_minus_scalar', alias: '_MinusScalar', doc: 'x - scalar', forward: E.sub(x, s), gradient: [og] },
+  {
+    name: '_plus_scalar',
+    alias: '_PlusScalar',
+    doc: 'x + scalar',
+    sparse: SCALAR_DENSE_RESULT,
+    forward: E.add(x, s),
+    gradient: [og],
+  },
+  {
+    name: '_minus_scalar',
+    alias: '_MinusScalar',
+    doc: 'x - scalar',
+    sparse: SCALAR_DENSE_RESULT,
+    forward: E.sub(x, s),
+    gradient: [og],
+  },
   {
     name: '_rminus_scalar',
     alias: '_RMinusScalar',
@@ -42,6 +73,7 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     name: '_mul_scalar',
     alias: '_MulScalar',
     doc: 'x * scalar',
+    sparse: SCALAR_SAME_STORAGE,
     forward: E.mul(x, s),
     gradient: [E.mul(og, s)],
   },
@@ -49,6 +81,7 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     name: '_div_scalar',
     alias: '_DivScalar',
     doc: 'x / scalar',
+    sparse: SCALAR_SAME_STORAGE,
     forward: E.div(x, s),
     gradient: [E.div(og, s)],
   },
@@ -102,11 +135,19 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     forward: E.hypot(x, s),
     gradient: [E.mul(og, E.div(x, out))],
   },
-  { name: '_equal_scalar', alias: '_EqualScalar', doc: 'x == scalar', forward: E.eq(x, s), gradient: ZERO },
+  {
+    name: '_equal_scalar',
+    alias: '_EqualScalar',
+    doc: 'x == scalar',
+    sparse: logic((x, s) => x === s),
+    forward: E.eq(x, s),
+    gradient: ZERO,
+  },
   {
     name: '_not_equal_scalar',
     alias: '_NotEqualScalar',
     doc: 'x != scalar',
+    sparse: logic((x, s) => x !== s),
     forward: E.ne(x, s),
     gradient: ZERO,
   },
@@ -114,6 +155,7 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     name: '_greater_scalar',
     alias: '_GreaterScalar',
     doc: 'x > scalar',
+    sparse: logic((x, s) => x > s),
     forward: E.gt(x, s),
     gradient: ZERO,
   },
@@ -121,6 +163,7 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     name: '_greater_equal_scalar',
     alias: '_GreaterEqualScalar',
     doc: 'x >= scalar',
+    sparse: logic((x, s) => x >= s),
     forward: E.ge(x, s),
     gradient: ZERO,
   },
@@ -128,6 +171,7 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     name: '_lesser_scalar',
     alias: '_LesserScalar',
     doc: 'x < scalar',
+    sparse: logic((x, s) => x < s),
     forward: E.lt(x, s),
     gradient: ZERO,
   },
@@ -135,6 +179,7 @@ export const SCALAR_OPS: readonly ScalarEntry[] = [
     name: '_lesser_equal_scalar',
     alias: '_LesserEqualScalar',
     doc: 'x <= scalar',
+    sparse: logic((x, s) => x <= s),
     forward: E.le(x, s),
     gradient: ZERO,
   },
@@ -180,6 +225,7 @@ export function registerScalar(registry: OpRegistry): void {
       inferShape: (attrs, inS, outS) => elemwiseShape(e.name, attrs, inS, outS),
       inferType: (attrs, inT, outT) => scalarType(e.name, attrs, inT, outT),
       inplaceOption: () => INPLACE,
+      ...(e.sparse ? { inferStorageType: storageInference(e.sparse) } : {}),
       elementwise: { forward: e.forward, gradient: e.gradient },
     });
   }

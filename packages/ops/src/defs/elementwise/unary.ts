@@ -8,9 +8,16 @@
  * ops (rounding, sign, logic, BlockGrad) give `[null]`. Two deliberate notes: erfinv's derivative
  * is written with the output (`sqrt(pi)/2 * exp(erfinv(x)^2)`), the true derivative; gamma and
  * gammaln use digamma (gamma' = gamma·psi, gammaln' = psi), as MXNet's gamma_grad/gammaln_grad.
+ *
+ * `zeroPreserving` marks the ops MXNet registers `..._WITH_RSP_CSR` (plus `_copy` and `BlockGrad`):
+ * f(0) = 0, so on a CSR or row_sparse input the output keeps the input's storage type and a backend
+ * applies the op to the stored values only (MXNet `ElemwiseStorageType<1, 1, false, true, true>`).
+ * The others (exp, cos, sigmoid, ...) give dense results from sparse inputs through the storage
+ * fallback, as in MXNet.
  */
 import { E, type Expr } from '../../expr.js';
 import type { OpRegistry } from '../../registry.js';
+import { SAME_STORAGE, storageInference } from '../../sparse-elementwise.js';
 import { elemwiseShape } from './common.js';
 
 const { x, ograd: og, output: out } = E;
@@ -24,6 +31,8 @@ export interface UnaryEntry {
   readonly gradient?: readonly (Expr | null)[];
   /** MXNet `FInplaceIdentity` (output equals input: copies). */
   readonly identity?: boolean;
+  /** f(0) = 0 and MXNet serves CSR / row_sparse inputs with the same output storage type. */
+  readonly zeroPreserving?: boolean;
 }
 
 const sparse = (name: string): string[] => [`_sparse_${name}`];
@@ -36,10 +45,25 @@ const RAD = Math.PI / 180;
 /** Every unary SimpleOp of this family. */
 export const UNARY_OPS: readonly UnaryEntry[] = [
   // --- basic arithmetic
-  { name: 'abs', aliases: sparse('abs'), doc: '|x|', forward: E.abs(x), gradient: [E.mul(og, E.sign(x))] },
-  { name: 'sign', aliases: sparse('sign'), doc: 'sign of x (-1, 0, 1)', forward: E.sign(x), gradient: ZERO },
+  {
+    name: 'abs',
+    zeroPreserving: true,
+    aliases: sparse('abs'),
+    doc: '|x|',
+    forward: E.abs(x),
+    gradient: [E.mul(og, E.sign(x))],
+  },
+  {
+    name: 'sign',
+    zeroPreserving: true,
+    aliases: sparse('sign'),
+    doc: 'sign of x (-1, 0, 1)',
+    forward: E.sign(x),
+    gradient: ZERO,
+  },
   {
     name: 'negative',
+    zeroPreserving: true,
     aliases: sparse('negative'),
     doc: '-x',
     forward: E.neg(x),
@@ -53,6 +77,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'square',
+    zeroPreserving: true,
     aliases: sparse('square'),
     doc: 'x^2',
     forward: E.square(x),
@@ -60,6 +85,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'sqrt',
+    zeroPreserving: true,
     aliases: sparse('sqrt'),
     doc: 'square root',
     forward: E.sqrt(x),
@@ -74,6 +100,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'cbrt',
+    zeroPreserving: true,
     aliases: sparse('cbrt'),
     doc: 'cube root',
     forward: E.cbrt(x),
@@ -89,6 +116,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   { name: 'exp', aliases: sparse('exp'), doc: 'e^x', forward: E.exp(x), gradient: [E.mul(og, out)] },
   {
     name: 'expm1',
+    zeroPreserving: true,
     aliases: sparse('expm1'),
     doc: 'e^x - 1',
     forward: E.expm1(x),
@@ -111,13 +139,21 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'log1p',
+    zeroPreserving: true,
     aliases: sparse('log1p'),
     doc: 'log(1 + x)',
     forward: E.log1p(x),
     gradient: [E.div(og, E.add(x, 1))],
   },
   // --- trigonometric
-  { name: 'sin', aliases: sparse('sin'), doc: 'sine', forward: E.sin(x), gradient: [E.mul(og, E.cos(x))] },
+  {
+    name: 'sin',
+    zeroPreserving: true,
+    aliases: sparse('sin'),
+    doc: 'sine',
+    forward: E.sin(x),
+    gradient: [E.mul(og, E.cos(x))],
+  },
   {
     name: 'cos',
     aliases: sparse('cos'),
@@ -127,6 +163,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'tan',
+    zeroPreserving: true,
     aliases: sparse('tan'),
     doc: 'tangent',
     forward: E.tan(x),
@@ -134,6 +171,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'arcsin',
+    zeroPreserving: true,
     aliases: sparse('arcsin'),
     doc: 'inverse sine',
     forward: E.arcsin(x),
@@ -148,6 +186,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'arctan',
+    zeroPreserving: true,
     aliases: sparse('arctan'),
     doc: 'inverse tangent',
     forward: E.arctan(x),
@@ -155,6 +194,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'degrees',
+    zeroPreserving: true,
     aliases: sparse('degrees'),
     doc: 'radians to degrees',
     forward: E.mul(x, DEG),
@@ -162,6 +202,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'radians',
+    zeroPreserving: true,
     aliases: sparse('radians'),
     doc: 'degrees to radians',
     forward: E.mul(x, RAD),
@@ -170,6 +211,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   // --- hyperbolic
   {
     name: 'sinh',
+    zeroPreserving: true,
     aliases: sparse('sinh'),
     doc: 'hyperbolic sine',
     forward: E.sinh(x),
@@ -184,6 +226,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'tanh',
+    zeroPreserving: true,
     aliases: sparse('tanh'),
     doc: 'hyperbolic tangent',
     forward: E.tanh(x),
@@ -191,6 +234,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'arcsinh',
+    zeroPreserving: true,
     aliases: sparse('arcsinh'),
     doc: 'inverse hyperbolic sine',
     forward: E.arcsinh(x),
@@ -205,17 +249,40 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'arctanh',
+    zeroPreserving: true,
     aliases: sparse('arctanh'),
     doc: 'inverse hyperbolic tangent',
     forward: E.arctanh(x),
     gradient: [E.div(og, E.sub(1, E.square(x)))],
   },
   // --- rounding (MXNet: zero gradient)
-  { name: 'floor', aliases: sparse('floor'), doc: 'floor', forward: E.floor(x), gradient: ZERO },
-  { name: 'ceil', aliases: sparse('ceil'), doc: 'ceiling', forward: E.ceil(x), gradient: ZERO },
-  { name: 'trunc', aliases: sparse('trunc'), doc: 'round toward zero', forward: E.trunc(x), gradient: ZERO },
+  {
+    name: 'floor',
+    zeroPreserving: true,
+    aliases: sparse('floor'),
+    doc: 'floor',
+    forward: E.floor(x),
+    gradient: ZERO,
+  },
+  {
+    name: 'ceil',
+    zeroPreserving: true,
+    aliases: sparse('ceil'),
+    doc: 'ceiling',
+    forward: E.ceil(x),
+    gradient: ZERO,
+  },
+  {
+    name: 'trunc',
+    zeroPreserving: true,
+    aliases: sparse('trunc'),
+    doc: 'round toward zero',
+    forward: E.trunc(x),
+    gradient: ZERO,
+  },
   {
     name: 'rint',
+    zeroPreserving: true,
     aliases: sparse('rint'),
     doc: 'round to nearest; ties go to floor (MXNet rint: rint(1.5) = 1, rint(-1.5) = -2)',
     forward: E.rint(x),
@@ -223,15 +290,24 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'round',
+    zeroPreserving: true,
     aliases: sparse('round'),
     doc: 'round half away from zero',
     forward: E.round(x),
     gradient: ZERO,
   },
-  { name: 'fix', aliases: sparse('fix'), doc: 'round toward zero', forward: E.trunc(x), gradient: ZERO },
+  {
+    name: 'fix',
+    zeroPreserving: true,
+    aliases: sparse('fix'),
+    doc: 'round toward zero',
+    forward: E.trunc(x),
+    gradient: ZERO,
+  },
   // --- activations that are standalone ops (not Activation's act_type)
   {
     name: 'relu',
+    zeroPreserving: true,
     aliases: sparse('relu'),
     doc: 'max(x, 0); NaN propagates',
     forward: E.select(E.le(x, 0), 0, x),
@@ -283,6 +359,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   { name: 'logical_not', doc: 'x == 0 ? 1 : 0', forward: E.not(x), gradient: ZERO },
   {
     name: '_copy',
+    zeroPreserving: true,
     aliases: ['identity'],
     doc: 'a copy of the input',
     forward: x,
@@ -291,6 +368,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'BlockGrad',
+    zeroPreserving: true,
     aliases: ['stop_gradient', '_sparse_stop_gradient'],
     doc: 'identity forward, zero gradient',
     forward: x,
@@ -301,6 +379,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
 
 const INPLACE: readonly (readonly [number, number])[] = [[0, 0]];
 const IDENTITY: readonly boolean[] = [true];
+const KEEP_STORAGE = storageInference(SAME_STORAGE);
 
 /** Register every unary SimpleOp (MXNet `MXNET_OPERATOR_REGISTER_UNARY`: one input `data`, in-place ok). */
 export function registerUnary(registry: OpRegistry): void {
@@ -312,6 +391,7 @@ export function registerUnary(registry: OpRegistry): void {
       inferShape: (attrs, inS, outS) => elemwiseShape(u.name, attrs, inS, outS),
       inplaceOption: () => INPLACE,
       ...(u.identity ? { inplaceIdentity: () => IDENTITY } : {}),
+      ...(u.zeroPreserving ? { inferStorageType: KEEP_STORAGE } : {}),
       elementwise: { forward: u.forward, ...(u.gradient ? { gradient: u.gradient } : {}) },
     });
   }

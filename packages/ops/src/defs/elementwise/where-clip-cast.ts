@@ -5,9 +5,13 @@
  *   have one shape; `condition` has that shape too, or is 1-D with length `x.shape[0]` and then
  *   selects whole rows. Its dtype is free (any dtype; x, y and the output share theirs).
  *   The expression is a `select`; for the 1-D form the kernel must read `condition` as shape
- *   `(n, 1, ..., 1)` broadcast against x — see {@link whereConditionView}.
+ *   `(n, 1, ..., 1)` broadcast against x — see {@link whereConditionView}. Its output is dense
+ *   for every storage type (MXNet `WhereOpForwardStorageType`): a backend serves
+ *   `where(csr, dense, dense)` with a sparse kernel, other sparse calls take the dense fallback.
  * - `clip(data, a_min, a_max)` (MXNet `matrix_op.cc`): NaN passes through, like MXNet's
  *   `x > a_max ? a_max : (x < a_min ? a_min : x)`; the gradient flows where `a_min <= x <= a_max`.
+ *   A sparse input keeps its storage type when the range holds 0 (clip(0) = 0, so only the stored
+ *   values change); otherwise the logged dense fallback gives a dense result (MXNet's rule).
  * - `Cast` / `cast` (MXNet `elemwise_unary_op_basic.cc`): a definition only. Its output dtype is
  *   the `dtype` param, which an elementwise expression (one compute dtype) cannot express, so each
  *   backend registers a Cast kernel. Its gradient, `_backward_Cast(ograd, data)`, casts to data's
@@ -15,9 +19,14 @@
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
 import { E } from '../../expr.js';
-import { elemwiseType, type ShapeSlots, type TypeSlots } from '../../op-def.js';
+import { elemwiseType, type ShapeSlots, type StorageType, type TypeSlots } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
+import {
+  type SparseDispatch,
+  type SparseElementwiseRule,
+  storageInference,
+} from '../../sparse-elementwise.js';
 import { assignType, elemwiseShape, mergeShape } from './common.js';
 
 type AttrsLike = Readonly<Record<string, unknown>>;
@@ -71,6 +80,19 @@ function whereType(inTypes: TypeSlots, outTypes: TypeSlots): boolean {
   return ok && inTypes[0] !== undefined;
 }
 
+type ClipAttrs = { readonly a_min: number; readonly a_max: number };
+
+/** MXNet's clip storage rule: a sparse input keeps its storage type iff a_min <= 0 <= a_max. */
+const CLIP_STORAGE: SparseElementwiseRule<ClipAttrs> = Object.freeze({
+  name: 'ClipStorageType',
+  dispatch: (attrs: ClipAttrs, t: readonly StorageType[]): SparseDispatch => {
+    const s = t[0];
+    if (s === undefined || s === 'default') return { stype: 'default', computeEx: true };
+    if (attrs.a_min <= 0 && attrs.a_max >= 0) return { stype: s, computeEx: true };
+    return { stype: 'default', computeEx: false };
+  },
+});
+
 const { ograd: og } = E;
 const cond = E.input(0);
 
@@ -83,6 +105,10 @@ export function registerWhereClipCast(registry: OpRegistry): void {
     listInputNames: ['condition', 'x', 'y'],
     inferShape: (attrs, inS, outS) => whereShape(attrs, inS, outS),
     inferType: (_attrs, inT, outT) => whereType(inT, outT),
+    inferStorageType: (_attrs, _inT, outT) => {
+      outT[0] = 'default';
+      return true;
+    },
     elementwise: {
       forward: E.select(cond, E.input(1), E.input(2)),
       gradient: [null, E.select(cond, og, 0), E.select(cond, 0, og)],
@@ -101,6 +127,7 @@ export function registerWhereClipCast(registry: OpRegistry): void {
       a_max: P.float({ doc: 'Maximum value' }),
     },
     inferShape: (attrs, inS, outS) => elemwiseShape('clip', attrs, inS, outS),
+    inferStorageType: storageInference(CLIP_STORAGE),
     elementwise: {
       forward: E.select(E.gt(E.x, aMax), aMax, E.select(E.lt(E.x, aMin), aMin, E.x)),
       gradient: [E.mul(og, E.not(E.or(E.gt(E.x, aMax), E.lt(E.x, aMin))))],

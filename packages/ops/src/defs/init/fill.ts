@@ -10,6 +10,7 @@ import { MXNetError } from '@mx/base';
 import type { ShapeSlots } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
+import { SAME_STORAGE, storageInference } from '../../sparse-elementwise.js';
 import { assignShape, ctxParam, dtypeParam, initShape, initType, known, shapeParam } from './common.js';
 
 const INIT_PARAMS = {
@@ -94,8 +95,10 @@ export function registerFill(registry: OpRegistry): void {
 
   registry.define({
     name: 'zeros_like',
+    aliases: ['_sparse_zeros_like'],
     doc: 'Return an array of zeros with the same shape, type and storage type as the input array.',
     inferShape: (_a, inShapes, outShapes) => sameShape('zeros_like', inShapes, outShapes),
+    inferStorageType: storageInference(SAME_STORAGE),
     ignoreInputs: () => [0],
     gradient: 'zero',
   });

@@ -25,10 +25,24 @@
  * once, which needs dC viewed as a matrix whose split depends on the operands' ranks, and builders
  * never read shapes. So dot's gradient is `_backward_dot(ograd, lhs, rhs)` (MXNet's name), whose
  * kernel runs the same two products on MXNet's 2-D views of the three arrays.
+ *
+ * Storage types (MXNet `DotForwardInferStorageType` / `DotBackwardInferStorageType`, CPU rules;
+ * `forward_stype` overrides the default of each rule, and a combination no rule serves falls back
+ * to dense computation with the output in `forward_stype`, default when unset):
+ *
+ *   lhs     rhs          flags        output (no forward_stype)   forward_stype also served
+ *   csr     default/rsp  none         default                     —
+ *   csr     default/rsp  transpose_a  row_sparse                  default
+ *   default csr          none         csr                         default
+ *   default csr          transpose_b  (fallback to csr)           default
+ *
+ * Backward: with a csr lhs and no transposes the rhs gradient is row_sparse (csrᵀ · ograd: only the
+ * rows of the columns the csr uses) and the lhs gradient default; every other case is default.
+ * A sparse output from all-dense inputs only arises from `forward_stype` (`sparseFromDense`).
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { GradBuilder } from '../../gradient.js';
-import type { ShapeSlots } from '../../op-def.js';
+import type { ShapeSlots, StorageType } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import { assignShape, known, shapeError, sizeOrUnknown } from './shape-util.js';
@@ -38,13 +52,96 @@ const dotParams = {
   transpose_b: P.bool({ default: false, doc: 'If true then transpose the second input before dot.' }),
   forward_stype: P.optional(P.enum(['default', 'row_sparse', 'csr'] as const), {
     default: null,
-    doc: 'The desired storage type of the forward output given by user; dense arrays always give default.',
+    doc: 'The desired storage type of the forward output; a combination of input storage types and this hint that no sparse kernel serves falls back to dense computation and still gives this storage type.',
   }),
 };
 
 interface DotFlags {
   readonly transpose_a: boolean;
   readonly transpose_b: boolean;
+}
+
+type Stypes = StorageType[];
+
+/** MXNet's `type_assign`: fill an unset storage slot, or accept the same value already there. */
+function assignStype(slots: Stypes, i: number, t: StorageType): boolean {
+  const have = slots[i] as StorageType | undefined;
+  if (have === undefined || have === t) {
+    slots[i] = t;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * `dot`'s output storage type (MXNet `DotForwardInferStorageType` on CPU); false while an input's
+ * is unknown. The fallback assigns `forward_stype` (default when unset), as MXNet's does.
+ */
+export function dotForwardStorage(
+  p: DotFlags & { readonly forward_stype: StorageType | null },
+  inTypes: Stypes,
+  outTypes: Stypes,
+): boolean {
+  const lhs = inTypes[0] as StorageType | undefined;
+  const rhs = inTypes[1] as StorageType | undefined;
+  if (lhs === undefined || rhs === undefined) return false;
+  const hint = p.forward_stype;
+  // `target` is MXNet's target_stype: the hint, else the default of the rule the inputs match.
+  let target: StorageType | null = hint;
+  const rule = (t: StorageType): StorageType => {
+    target = hint ?? t;
+    return target;
+  };
+  const rhsRspOrDns = rhs === 'row_sparse' || rhs === 'default';
+  if (lhs === 'default' && rhs === 'default') {
+    if (rule('default') === 'default' && assignStype(outTypes, 0, 'default')) return true;
+  } else if (lhs === 'csr' && rhsRspOrDns && p.transpose_a && !p.transpose_b) {
+    // csrᵀ · rsp/dns → rsp (a csr has many empty columns), or dense when asked.
+    const t = rule('row_sparse');
+    if ((t === 'row_sparse' || t === 'default') && assignStype(outTypes, 0, t)) return true;
+  } else if (lhs === 'csr' && rhsRspOrDns && !p.transpose_a && !p.transpose_b) {
+    if (rule('default') === 'default' && assignStype(outTypes, 0, 'default')) return true;
+  } else if (lhs === 'default' && rhs === 'csr' && !p.transpose_a) {
+    // dns · csr → csr on CPU; dns · csrᵀ only to dense (without a hint: the fallback, to csr).
+    const t = rule('csr');
+    if (t === 'csr' && !p.transpose_b && assignStype(outTypes, 0, 'csr')) return true;
+    if (t === 'default' && assignStype(outTypes, 0, 'default')) return true;
+  }
+  // MXNet's fallback: dense computation, the output in the target storage type.
+  return assignStype(outTypes, 0, target ?? 'default');
+}
+
+/** `_backward_dot`'s gradient storage types (MXNet `DotBackwardInferStorageType` on CPU). */
+export function dotBackwardStorage(p: DotFlags, inTypes: Stypes, outTypes: Stypes): boolean {
+  const [ograd, lhs, rhs] = inTypes as (StorageType | undefined)[];
+  if (ograd === undefined || lhs === undefined || rhs === undefined) return false;
+  const ogradRspOrDns = ograd === 'row_sparse' || ograd === 'default';
+  const both = (l: StorageType, r: StorageType): boolean => {
+    const [hl, hr] = outTypes as (StorageType | undefined)[];
+    if ((hl !== undefined && hl !== l) || (hr !== undefined && hr !== r)) return false;
+    outTypes[0] = l;
+    outTypes[1] = r;
+    return true;
+  };
+  if (lhs === 'default' && rhs === 'default' && ograd === 'default' && both('default', 'default'))
+    return true;
+  // csrᵀ · ograd → rsp for the rhs; the lhs gradient (dense) is rarely wanted.
+  if (!p.transpose_a && !p.transpose_b && lhs === 'csr' && ogradRspOrDns && both('default', 'row_sparse'))
+    return true;
+  if (p.transpose_a && !p.transpose_b && lhs === 'csr' && ogradRspOrDns && both('default', 'default'))
+    return true;
+  if (
+    !p.transpose_a &&
+    lhs === 'default' &&
+    rhs === 'csr' &&
+    ograd === 'default' &&
+    both('default', 'default')
+  )
+    return true;
+  // MXNet's dispatch_fallback: every gradient dense.
+  outTypes[0] = 'default';
+  outTypes[1] = 'default';
+  return true;
 }
 
 /** Output shape of `dot` (MXNet `DotShape`); throws MXNetError on mismatched operands. */
@@ -206,6 +303,9 @@ export function registerDot(registry: OpRegistry): void {
     numInputs: 2,
     listInputNames: ['lhs', 'rhs'],
     inferShape: (p, i, o) => infer('dot', dotShape, p, i, o),
+    inferStorageType: dotForwardStorage,
+    // Dense inputs give a sparse output only when forward_stype asks for one (MXNet's fallback).
+    sparseFromDense: (p) => p.forward_stype === 'csr' || p.forward_stype === 'row_sparse',
     gradient: {
       inputs: 'all',
       build: (g, p) =>
@@ -242,6 +342,7 @@ export function registerDot(registry: OpRegistry): void {
     listInputNames: ['ograd', 'lhs', 'rhs'],
     listOutputNames: ['lhs_grad', 'rhs_grad'],
     isBackward: true,
+    inferStorageType: dotBackwardStorage,
     inferShape: (p, inShapes, outShapes) => {
       const [, l, r] = inShapes;
       if (l === undefined || r === undefined) return false;

@@ -15,9 +15,12 @@
  * parameters are MXNet `float` fields, so kernels round them to float32 before use, also for
  * float64 arrays. `_adamw_update` (MXNet 1.x `_contrib_adamw_update`) takes rescale_grad as a
  * one-element float32 array input and skips the update when it is NaN.
+ *
+ * Row_sparse gradients: sgd, sgd_mom, adam and ftrl carry MXNet's storage inference (storage.ts)
+ * and its `_sparse_*` aliases (MXNET_ADD_SPARSE_OP_ALIAS); the kernels choose lazy or standard.
  */
 import { MXNetError, type Shape, shapeSize, shapeToString } from '@mx/base';
-import type { ShapeSlots } from '../../op-def.js';
+import type { ShapeSlots, StorageType } from '../../op-def.js';
 import { P, type ParamSchema } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import {
@@ -32,6 +35,7 @@ import {
   sameShapes,
   wdParam,
 } from './common.js';
+import { allRspStorage, sgdStorage, stdOptStorage } from './storage.js';
 
 interface UpdateSpec<S extends ParamSchema> {
   readonly name: string;
@@ -48,6 +52,12 @@ interface UpdateSpec<S extends ParamSchema> {
   readonly sameShape?: readonly number[];
   /** Inputs sharing the weight's dtype (default all but `f32`). */
   readonly sameType?: readonly number[];
+  /** Storage inference for row_sparse gradients (storage.ts); default: dense only. */
+  readonly storage?: (
+    attrs: Readonly<Record<string, unknown>>,
+    inTypes: StorageType[],
+    outTypes: StorageType[],
+  ) => boolean;
 }
 
 /** The updated weight may be written over the weight (`out=weight`). */
@@ -71,6 +81,7 @@ function defineUpdate<S extends ParamSchema>(registry: OpRegistry, spec: UpdateS
     inferShape: (attrs, inShapes, outShapes) =>
       sameShapes(name, inputs, attrs, inShapes, outShapes, shapeIdx),
     inferType: (_attrs, inTypes, outTypes) => optimizerTypes(name, inputs, inTypes, outTypes, typeIdx, f32),
+    inferStorageType: spec.storage,
   });
 }
 
@@ -152,19 +163,26 @@ function defineAdamW(registry: OpRegistry, mp: boolean): void {
 export function registerSingleUpdates(registry: OpRegistry): void {
   defineUpdate(registry, {
     name: 'sgd_update',
-    doc: 'SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad).',
+    aliases: ['_sparse_sgd_update'],
+    doc:
+      'SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). With a row_sparse grad ' +
+      'and lazy_update, only the rows in grad.indices are updated (weight decay included).',
     params: sgdParams(),
     inputs: ['weight', 'grad'],
     mutate: [],
+    storage: sgdStorage,
   });
   defineUpdate(registry, {
     name: 'sgd_mom_update',
+    aliases: ['_sparse_sgd_mom_update'],
     doc:
       'SGD with momentum: mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); ' +
-      'weight += mom.',
+      "weight += mom. With a row_sparse grad, lazy_update and mom of the weight's storage type, " +
+      'only the rows in grad.indices are updated (weight and mom).',
     params: sgdMomParams(),
     inputs: ['weight', 'grad', 'mom'],
     mutate: [2],
+    storage: stdOptStorage('sgd_mom_update', ['weight', 'grad', 'mom'], 1),
   });
   defineUpdate(registry, {
     name: 'mp_sgd_update',
@@ -199,10 +217,12 @@ export function registerSingleUpdates(registry: OpRegistry): void {
   });
   defineUpdate(registry, {
     name: 'adam_update',
+    aliases: ['_sparse_adam_update'],
     doc:
       'Adam update: g = clip(rescale_grad*grad + wd*weight), mean = beta1*mean + (1-beta1)*g, ' +
       'var = beta2*var + (1-beta2)*g^2, weight -= lr*mean/(sqrt(var) + epsilon). Bias correction ' +
-      'is left to the caller (folded into lr).',
+      'is left to the caller (folded into lr). With a row_sparse grad, lazy_update and mean/var of ' +
+      "the weight's storage type, only the rows in grad.indices are updated (w, mean and var).",
     params: {
       lr: lrParam(),
       beta1: P.float({ default: 0.9, doc: 'The decay rate for the 1st moment estimates.' }),
@@ -215,6 +235,7 @@ export function registerSingleUpdates(registry: OpRegistry): void {
     },
     inputs: ['weight', 'grad', 'mean', 'var'],
     mutate: [2, 3],
+    storage: stdOptStorage('adam_update', ['weight', 'grad', 'mean', 'var'], 2),
   });
   defineAdamW(registry, false);
   defineAdamW(registry, true);
@@ -256,9 +277,11 @@ export function registerSingleUpdates(registry: OpRegistry): void {
   });
   defineUpdate(registry, {
     name: 'ftrl_update',
+    aliases: ['_sparse_ftrl_update'],
     doc:
       'FTRL-Proximal: g = clip(rescale_grad*grad), z += g - (sqrt(n + g^2) - sqrt(n))*weight/lr, ' +
-      'n += g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| > lamda1).',
+      'n += g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| > lamda1). ' +
+      'When weight, grad, z and n are all row_sparse, only the rows in grad.indices are updated.',
     params: {
       lr: lrParam(),
       lamda1: P.float({ default: 0.01, doc: 'The L1 regularization coefficient.' }),
@@ -269,6 +292,7 @@ export function registerSingleUpdates(registry: OpRegistry): void {
     },
     inputs: ['weight', 'grad', 'z', 'n'],
     mutate: [2, 3],
+    storage: allRspStorage,
   });
   defineUpdate(registry, {
     name: 'signsgd_update',

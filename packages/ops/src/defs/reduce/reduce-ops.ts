@@ -9,10 +9,16 @@
  * input is an error, argmax returns indices in the input's dtype. Gradients are MXNet's too
  * (ReduceAxesBackwardUseNone / UseInOut, LpNormGradCompute), composed from `_backward_sum` (the
  * head gradient spread back over the reduced axes) and elementwise ops.
+ *
+ * Sparse inputs (MXNet `ReduceAxesOpForwardStorage`, `LpNormStorageType`): the result of sum, mean
+ * and norm is dense for every input storage type. Which calls a backend serves with a sparse
+ * kernel is the kernel's `computeExStorage` (MXNet: sum/mean of csr over axis 0 or 1 without
+ * keepdims/exclude; norm ord 2 of csr/row_sparse over all axes, or of csr over axis 0 or 1 without
+ * keepdims); the rest take the dense fallback, whose output is dense too.
  */
 import { MXNetError } from '@mx/base';
 import type { GradBuilder, GradientSpec } from '../../gradient.js';
-import { elemwiseType } from '../../op-def.js';
+import { elemwiseType, type StorageType } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import { assignShape, checkAxis, reduceAxesShape, reduceAxisShape, reduceError } from './axes.js';
@@ -109,6 +115,15 @@ const VALUE_REDUCES: readonly ValueReduce[] = [
     doc: 'Computes the product of array elements over given axes treating Not a Numbers (``NaN``) as one.',
   },
 ];
+
+/** sum/mean/norm storage inference: a dense output whatever the input's storage type (see above). */
+function denseResult(_attrs: unknown, _inTypes: StorageType[], outTypes: StorageType[]): boolean {
+  outTypes[0] = 'default';
+  return true;
+}
+
+/** Reductions with MXNet's sparse storage rule (the others keep the default: dense, with fallback). */
+const SPARSE_AWARE = new Set(['sum', 'mean']);
 
 interface AxesAttrs {
   readonly axis: readonly number[] | null;
@@ -227,6 +242,7 @@ export function registerValueReduces(registry: OpRegistry): void {
       doc: r.doc,
       params: REDUCE_AXES_PARAMS,
       gradient: valueReduceGradient(r.name),
+      ...(SPARSE_AWARE.has(r.name) ? { inferStorageType: denseResult } : {}),
       inferShape(attrs, inShapes, outShapes) {
         const ishape = inShapes[0];
         if (ishape === undefined) return false;
@@ -290,6 +306,7 @@ export function registerValueReduces(registry: OpRegistry): void {
       'axis, depending on the value of the ord parameter. By default, it computes the L2 norm on the entire array.',
     params: NORM_PARAMS,
     gradient: NORM_GRADIENT,
+    inferStorageType: denseResult,
     inferShape(attrs, inShapes, outShapes) {
       const ishape = inShapes[0];
       if (ishape === undefined) return false;

@@ -3,9 +3,12 @@
  * steps, NumPy's clamping), slice_axis (one axis) and slice_like (sizes taken from a second input).
  * `sliceRanges` is MXNet's `GetIndexRange` + `SetSliceOpOutputDimSize` (inference); `sliceStart` is
  * the same start/step rule exported for kernels, so every backend slices where inference sized the output.
+ * `slice` of a CSR matrix is CSR when the step is trivial (MXNet `SliceForwardInferStorageType`:
+ * no step, or one step entry that is None or 1 — so `step=(1, 1)` takes the dense fallback, as in
+ * MXNet); otherwise the fallback's dense result.
  */
 import { type Shape, shapeToString } from '@mx/base';
-import type { ShapeSlots } from '../../op-def.js';
+import type { ShapeSlots, StorageType } from '../../op-def.js';
 import { P } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
 import { assignShape, checkAxis, dataTypeAnyIndex, known, shapeError } from './common.js';
@@ -123,19 +126,37 @@ export function sliceAxisRange(
   return [b, e];
 }
 
+/** MXNet's `trivial_step` of slice's storage inference: no step, or a single None or 1. */
+function sliceStepIsTrivial(step: OptIdx): boolean {
+  return step.length === 0 || (step.length === 1 && (step[0] === null || step[0] === 1));
+}
+
+/** slice's storage types: csr in with a trivial step gives csr; everything else dense. */
+function sliceStorage(
+  attrs: { readonly step: OptIdx },
+  inTypes: StorageType[],
+  outTypes: StorageType[],
+): boolean {
+  const t = inTypes[0];
+  if (t === undefined) return false;
+  outTypes[0] = t === 'csr' && sliceStepIsTrivial(attrs.step) ? 'csr' : 'default';
+  return true;
+}
+
 const optIdxTuple = (doc: string, dflt?: OptIdx) =>
   P.tuple(P.optional(P.int()), dflt === undefined ? { doc } : { doc, default: dflt }, 'Shape(tuple)');
 
 export function registerSlice(registry: OpRegistry): void {
   registry.define({
     name: 'slice',
-    aliases: ['crop'],
+    aliases: ['crop', '_sparse_slice'],
     doc: 'Slices a region of the array (begin/end/step per axis; None means the whole axis).',
     params: {
       begin: optIdxTuple('starting indices for the slice operation, supports negative indices.'),
       end: optIdxTuple('ending indices for the slice operation, supports negative indices.'),
       step: optIdxTuple('step for the slice operation, supports negative values.', Object.freeze([])),
     },
+    inferStorageType: sliceStorage,
     gradient: {
       inputs: [0],
       build: (g, a) => [

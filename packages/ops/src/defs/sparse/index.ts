@@ -1,11 +1,16 @@
 /**
- * The sparse family (MXNet's storage-aware ops): `cast_storage` for now; `dot`, `sparse.retain`,
- * `_square_sum`... join it as their kernels land (docs/design/sparse.md). The layout helpers are
- * what every package agrees on for the aux blocks' order.
+ * The sparse family (MXNet's storage-aware ops that exist only for sparse storage): `cast_storage`,
+ * `_sparse_retain` (+ backward), `_square_sum` (+ backward) and `_contrib_getnnz`; ops that also
+ * serve dense arrays (`dot`, `sum`, `slice`, `where`...) declare their storage inference in their
+ * own family (docs/design/sparse.md). The layout helpers are what every package agrees on for the
+ * aux blocks' order.
  */
 import type { OpRegistry } from '../../registry.js';
 import type { SparseStorageType } from '../../types.js';
 import { registerCastStorage } from './cast-storage.js';
+import { registerGetnnz } from './getnnz.js';
+import { registerRetain } from './retain.js';
+import { registerSquareSum } from './square-sum.js';
 
 export { STORAGE_TYPES } from './cast-storage.js';
 
@@ -22,4 +27,7 @@ const RSP_AUX = Object.freeze(['indices']);
 
 export function registerSparse(registry: OpRegistry): void {
   registerCastStorage(registry);
+  registerRetain(registry);
+  registerSquareSum(registry);
+  registerGetnnz(registry);
 }

@@ -12,9 +12,15 @@
  * gradients (MXNet's `FullyConnectedGrad`), so a backend computes dX = dY·W, dW = dYᵀ·X and
  * db = Σ_rows dY in one kernel and skips the ones whose req is null (the data gradient of an
  * input layer).
+ *
+ * Storage types (MXNet `FCStorageType` / `BackwardFCStorageType`): the output and every gradient
+ * are dense whatever the inputs. MXNet computes natively with dense data and a dense or row_sparse
+ * weight and bias, and densifies (the storage fallback) otherwise — csr data included; a backend
+ * may serve csr data natively (cpu-wasm does: csr · weightᵀ without densifying), the result is the
+ * same dense array.
  */
 import { MXNetError, type Shape, shapeToString } from '@mx/base';
-import type { ShapeSlots } from '../../../op-def.js';
+import type { ShapeSlots, StorageType } from '../../../op-def.js';
 import { P, type ParamsOf } from '../../../params.js';
 import type { OpRegistry } from '../../../registry.js';
 import { assignShape, known, shapesOf } from './common.js';
@@ -100,6 +106,12 @@ function fcShape(p: FCAttrs, inS: ShapeSlots, outS: ShapeSlots): boolean {
   return inS.every(known) && known(outS[0]);
 }
 
+/** Every output dense: MXNet's FC rules give kDefaultStorage in every dispatch mode. */
+function allDense(outTypes: StorageType[]): boolean {
+  outTypes.fill('default');
+  return true;
+}
+
 export function registerFullyConnected(registry: OpRegistry): void {
   registry.define({
     name: 'FullyConnected',
@@ -109,6 +121,7 @@ export function registerFullyConnected(registry: OpRegistry): void {
     numInputs: (p) => (p.no_bias ? 2 : 3),
     listInputNames: (p) => (p.no_bias ? ['data', 'weight'] : ['data', 'weight', 'bias']),
     inferShape: fcShape,
+    inferStorageType: (_p, _in, outTypes) => allDense(outTypes),
     gradient: {
       // The bias is read for its shape only: its gradient is (num_hidden,) and is given the bias's
       // own shape, which may be (num_hidden, 1).
@@ -139,6 +152,7 @@ export function registerFullyConnected(registry: OpRegistry): void {
     listOutputNames: (p) =>
       p.no_bias ? ['data_grad', 'weight_grad'] : ['data_grad', 'weight_grad', 'bias_grad'],
     isBackward: true,
+    inferStorageType: (_p, _in, outTypes) => allDense(outTypes),
     inferShape: (p, inS, outS) => {
       const op = '_backward_FullyConnected';
       const data = inS[1];

@@ -5,12 +5,21 @@
  * data.shape + (output_dim,) in the weight's dtype (the `dtype` param when the weight's is unknown).
  * The output's shape follows a partially known data shape (-1 dims carry over), as in MXNet.
  *
- * `_backward_Embedding(ograd, data)` scatter-adds the rows of the output gradient into a dense
- * (input_dim, output_dim) weight gradient. `sparse_grad` is accepted for compatibility; the
- * gradient is stored dense for now (no row_sparse storage yet). MXNet's backward node also has a
- * data-gradient output; indices have no gradient, so ours produces only the weight's.
+ * `_backward_Embedding(ograd, data)` scatter-adds the rows of the output gradient into the
+ * (input_dim, output_dim) weight gradient: dense, or with `sparse_grad` row_sparse (MXNet's
+ * `EmbeddingOpBackwardStorageType`: dense ograd and data give a dense or row_sparse gradient, and a
+ * preassigned sparse gradient storage type that disagrees with `sparse_grad` is MXNet's error). The
+ * row_sparse gradient holds the distinct indices of the batch, ascending, with their summed
+ * output-gradient rows (backends' `computeEx`); since dense inputs give it, `sparseFromDense` sends
+ * such calls to storage dispatch. MXNet's backward node also has a data-gradient output; indices
+ * have no gradient, so ours produces only the weight's.
+ *
+ * Embedding's forward keeps the default storage inference (a dense output for any input), which is
+ * MXNet's `EmbeddingOpForwardStorageType` result too: a row_sparse weight is served by a backend's
+ * `computeEx` (rows not stored read as zeros), other sparse inputs by the dense fallback.
  */
 import { type DTypeName, MXNetError } from '@mx/base';
+import type { StorageType } from '../../../op-def.js';
 import { P } from '../../../params.js';
 import type { OpRegistry } from '../../../registry.js';
 import { assignShape, known, requireFloat } from './common.js';
@@ -93,5 +102,32 @@ export function registerEmbedding(registry: OpRegistry): void {
       outTypes[0] = t;
       return inTypes[1] !== undefined;
     },
+    inferStorageType(attrs, inTypes, outTypes) {
+      const target: StorageType = attrs.sparse_grad ? 'row_sparse' : 'default';
+      const [ograd, data] = inTypes;
+      if (ograd === undefined || data === undefined) return false;
+      if (ograd !== 'default' || data !== 'default') {
+        throw new MXNetError(
+          `_backward_Embedding needs a dense output gradient and dense indices, got ${ograd} and ${data}`,
+          { op: '_backward_Embedding', params: attrs, hint: 'cast them with tostype("default")' },
+        );
+      }
+      // A sparse preassigned type that disagrees is MXNet's error; 'default' may stand for unknown
+      // (the graph pass offers unknown slots as dense), so it is overwritten.
+      const given = outTypes[0];
+      if (given !== undefined && given !== 'default' && given !== target) {
+        throw new MXNetError(
+          `Cannot use sparse_grad = ${attrs.sparse_grad}, while stype of gradients w.r.t embedding weight is ${given}`,
+          {
+            op: '_backward_Embedding',
+            params: attrs,
+            hint: `set sparse_grad=${!attrs.sparse_grad} or give the weight a ${target} gradient buffer`,
+          },
+        );
+      }
+      outTypes[0] = target;
+      return true;
+    },
+    sparseFromDense: (attrs) => attrs.sparse_grad,
   });
 }
