@@ -15,6 +15,7 @@ import { type BenchResult, measure, result, writeReport } from '@mx/bench-kit';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray, type Nd } from '@mx/ndarray';
 import * as peers from '@mx/peers';
+import { runSparseDot } from './sparse-dot.js';
 
 const only = (process.env.MX_BENCH_ONLY ?? '').split(',').filter(Boolean);
 const want = (k: string) => only.length === 0 || only.includes(k);
@@ -200,6 +201,7 @@ async function main(nd: Nd): Promise<void> {
       '<= 1.5 us/op (tfjs-wasm 2.3, tfjs-cpu 1.4)',
     );
   }
+  if (want('sparse-dot')) await runSparseDot(nd, results);
 }
 
 await main(nd);

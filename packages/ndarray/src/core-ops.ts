@@ -1164,7 +1164,8 @@ export type BackwardDotParams = {
   readonly transpose_b?: boolean;
 
   /**
-   * The desired storage type of the forward output given by user; dense arrays always give default.
+   * The desired storage type of the forward output; a combination of input storage types and this hint
+   * that no sparse kernel serves falls back to dense computation and still gives this storage type.
    *
    * @defaultValue `null`
    */
@@ -1364,6 +1365,13 @@ export type BackwardSliceLikeParams = {
 export type BackwardSoftmaxParams = BackwardLogSoftmaxParams;
 
 /**
+ * Params of `_backward_square_sum` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardMeanParams}.
+ */
+export type BackwardSquareSumParams = BackwardMeanParams;
+
+/**
  * Params of `_backward_sum` (MXNet's names; omitted fields take the defaults shown).
  *
  * The same fields as {@link BackwardMeanParams}.
@@ -1444,6 +1452,44 @@ export type BackwardTopkParams = {
    * @defaultValue `'float32'`
    */
   readonly dtype?: 'uint8' | 'int32' | 'int64' | 'float16' | 'float32' | 'float64';
+};
+
+/** Params of `_contrib_getnnz` (MXNet's names; omitted fields take the defaults shown). */
+export type ContribGetnnzParams = {
+  /**
+   * Select between the number of values across the whole matrix, in each column, or in each row.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | null;
+};
+
+/** Params of `_contrib_group_adagrad_update` (MXNet's names; omitted fields take the defaults shown). */
+export type ContribGroupAdagradUpdateParams = {
+  /** Learning rate */
+  readonly lr: number;
+
+  /**
+   * Rescale gradient to grad = rescale_grad*grad.
+   *
+   * @defaultValue `1`
+   */
+  readonly rescale_grad?: number;
+
+  /**
+   * Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient
+   * clipping is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).
+   *
+   * @defaultValue `-1`
+   */
+  readonly clip_gradient?: number;
+
+  /**
+   * Epsilon for numerical stability
+   *
+   * @defaultValue `0.00001`
+   */
+  readonly epsilon?: number;
 };
 
 /** Params of `_div_scalar` (MXNet's names; omitted fields take the defaults shown). */
@@ -1873,6 +1919,41 @@ export type RmodScalarParams = DivScalarParams;
  */
 export type RpowerScalarParams = DivScalarParams;
 
+/** Params of `_sparse_adagrad_update` (MXNet's names; omitted fields take the defaults shown). */
+export type SparseAdagradUpdateParams = {
+  /** Learning rate */
+  readonly lr: number;
+
+  /**
+   * epsilon
+   *
+   * @defaultValue `1e-7`
+   */
+  readonly epsilon?: number;
+
+  /**
+   * weight decay
+   *
+   * @defaultValue `0`
+   */
+  readonly wd?: number;
+
+  /**
+   * Rescale gradient to grad = rescale_grad*grad.
+   *
+   * @defaultValue `1`
+   */
+  readonly rescale_grad?: number;
+
+  /**
+   * Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient <= 0, gradient
+   * clipping is turned off. grad = max(min(grad, clip_gradient), -clip_gradient).
+   *
+   * @defaultValue `-1`
+   */
+  readonly clip_gradient?: number;
+};
+
 /** Params of `_split_v2` (MXNet's names; omitted fields take the defaults shown). */
 export type SplitV2Params = {
   /**
@@ -1902,6 +1983,13 @@ export type SplitV2Params = {
    */
   readonly sections?: number;
 };
+
+/**
+ * Params of `_square_sum` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardMeanParams}.
+ */
+export type SquareSumParams = BackwardMeanParams;
 
 /**
  * Params of `_zeros` (MXNet's names; omitted fields take the defaults shown).
@@ -4839,6 +4927,28 @@ export interface CoreOps {
   ): NDArray | [NDArray, NDArray];
 
   /**
+   * Gradient of sparse.retain: ograd's rows at the indices, as a row_sparse array.
+   *
+   * Inputs: `ograd`, `indices`.
+   *
+   * Returns one array.
+   */
+  _backward_sparse_retain(ograd: NDArray, indices: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Gradient of _square_sum: 2 * data * ograd (broadcast back) on the stored rows of data.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_square_sum<D extends DTypeName = DTypeName>(
+    ograd: NDArray<D>,
+    data: NDArray<D>,
+    params?: BackwardSquareSumParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
    * Gradient of sum: ograd (shaped like sum's result) broadcast back over the reduced axes into data's
    * shape.
    *
@@ -4915,6 +5025,32 @@ export interface CoreOps {
    * alphabet_size) activations, label (batch_size, label_sequence_length); out (batch_size).
    */
   readonly _contrib_ctc_loss: CoreOps['CTCLoss'];
+
+  /**
+   * Number of stored values for a sparse tensor, including explicit zeros (CSR input).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _contrib_getnnz(data: NDArray, params?: ContribGetnnzParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Group AdaGrad update (one learning rate per row): g = clip(rescale_grad*grad), history +=
+   * mean(g^2, axis=1, keepdims=True), weight -= lr*g/sqrt(history + epsilon). Weights are updated
+   * lazily (the rows in grad.indices) with a row_sparse gradient. Non-zero values for the weight decay
+   * option are not supported.
+   *
+   * Inputs: `weight`, `grad`, `history`.
+   *
+   * Returns one array.
+   */
+  _contrib_group_adagrad_update(
+    weight: NDArray,
+    grad: NDArray,
+    history: NDArray,
+    params: ContribGroupAdagradUpdateParams & OpInvokeOptions,
+  ): NDArray;
 
   /**
    * Alias of `_mp_adamw_update`: AdamW update (Adam with decoupled weight decay): m = beta1*m +
@@ -5540,8 +5676,39 @@ export interface CoreOps {
    */
   _rpower_scalar(data: NDArray, params?: RpowerScalarParams & OpInvokeOptions): NDArray;
 
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly _sparse_ElementWiseSum: CoreOps['add_n'];
+
   /** Alias of `abs`: |x| */
   readonly _sparse_abs: CoreOps['abs'];
+
+  /**
+   * AdaGrad update for row_sparse gradients: g = clip(rescale_grad*grad), history += g^2, weight -=
+   * lr*g/sqrt(history + epsilon), on the rows in grad.indices only. Non-zero values for the weight
+   * decay option are not supported.
+   *
+   * Inputs: `weight`, `grad`, `history`.
+   *
+   * Returns one array.
+   */
+  _sparse_adagrad_update(
+    weight: NDArray,
+    grad: NDArray,
+    history: NDArray,
+    params: SparseAdagradUpdateParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Alias of `adam_update`: Adam update: g = clip(rescale_grad*grad + wd*weight), mean = beta1*mean +
+   * (1-beta1)*g, var = beta2*var + (1-beta2)*g^2, weight -= lr*mean/(sqrt(var) + epsilon). Bias
+   * correction is left to the caller (folded into lr). With a row_sparse grad, lazy_update and
+   * mean/var of the weight's storage type, only the rows in grad.indices are updated (w, mean and
+   * var).
+   */
+  readonly _sparse_adam_update: CoreOps['adam_update'];
+
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly _sparse_add_n: CoreOps['add_n'];
 
   /** Alias of `arccos`: inverse cosine */
   readonly _sparse_arccos: CoreOps['arccos'];
@@ -5627,6 +5794,13 @@ export interface CoreOps {
   /** Alias of `floor`: floor */
   readonly _sparse_floor: CoreOps['floor'];
 
+  /**
+   * Alias of `ftrl_update`: FTRL-Proximal: g = clip(rescale_grad*grad), z += g - (sqrt(n + g^2) -
+   * sqrt(n))*weight/lr, n += g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| >
+   * lamda1). When weight, grad, z and n are all row_sparse, only the rows in grad.indices are updated.
+   */
+  readonly _sparse_ftrl_update: CoreOps['ftrl_update'];
+
   /** Alias of `gamma`: gamma function */
   readonly _sparse_gamma: CoreOps['gamma'];
 
@@ -5664,6 +5838,16 @@ export interface CoreOps {
   /** Alias of `relu`: max(x, 0); NaN propagates */
   readonly _sparse_relu: CoreOps['relu'];
 
+  /**
+   * Pick rows specified by user input index array from a row sparse matrix and save them in the output
+   * sparse matrix. retain(row_sparse, default) = row_sparse; other storage types are not supported.
+   *
+   * Inputs: `data`, `indices`.
+   *
+   * Returns one array.
+   */
+  _sparse_retain(data: NDArray, indices: NDArray, params?: OpInvokeOptions): NDArray;
+
   /** Alias of `rint`: round to nearest; ties go to floor (MXNet rint: rint(1.5) = 1, rint(-1.5) = -2) */
   readonly _sparse_rint: CoreOps['rint'];
 
@@ -5672,6 +5856,20 @@ export interface CoreOps {
 
   /** Alias of `rsqrt`: 1/sqrt(x) */
   readonly _sparse_rsqrt: CoreOps['rsqrt'];
+
+  /**
+   * Alias of `sgd_mom_update`: SGD with momentum: mom = momentum*mom - lr*wd*weight -
+   * lr*clip(rescale_grad*grad); weight += mom. With a row_sparse grad, lazy_update and mom of the
+   * weight's storage type, only the rows in grad.indices are updated (weight and mom).
+   */
+  readonly _sparse_sgd_mom_update: CoreOps['sgd_mom_update'];
+
+  /**
+   * Alias of `sgd_update`: SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). With
+   * a row_sparse grad and lazy_update, only the rows in grad.indices are updated (weight decay
+   * included).
+   */
+  readonly _sparse_sgd_update: CoreOps['sgd_update'];
 
   /** Alias of `sigmoid`: 1 / (1 + exp(-x)) */
   readonly _sparse_sigmoid: CoreOps['sigmoid'];
@@ -5684,6 +5882,12 @@ export interface CoreOps {
 
   /** Alias of `sinh`: hyperbolic sine */
   readonly _sparse_sinh: CoreOps['sinh'];
+
+  /**
+   * Alias of `slice`: Slices a region of the array (begin/end/step per axis; None means the whole
+   * axis).
+   */
+  readonly _sparse_slice: CoreOps['slice'];
 
   /** Alias of `softsign`: x / (1 + |x|) */
   readonly _sparse_softsign: CoreOps['softsign'];
@@ -5713,6 +5917,12 @@ export interface CoreOps {
   readonly _sparse_where: CoreOps['where'];
 
   /**
+   * Alias of `zeros_like`: Return an array of zeros with the same shape, type and storage type as the
+   * input array.
+   */
+  readonly _sparse_zeros_like: CoreOps['zeros_like'];
+
+  /**
    * Splits an array along an axis at the given boundary indices, or into `sections` equal parts.
    *
    * Inputs: `data`.
@@ -5725,6 +5935,19 @@ export interface CoreOps {
     data: NDArray<D>,
     params: SplitV2Params & OpInvokeOptions,
   ): NDArray<D> | NDArray<D>[];
+
+  /**
+   * Computes the square sum of array elements over a given axis for row-sparse matrix (a fused square
+   * and sum whose gradient stays row_sparse).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _square_sum<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: SquareSumParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /** Alias of `elemwise_sub`: x - y, element-wise (identical shapes) */
   readonly _sub: CoreOps['elemwise_sub'];
@@ -5750,7 +5973,8 @@ export interface CoreOps {
   /**
    * Adam update: g = clip(rescale_grad*grad + wd*weight), mean = beta1*mean + (1-beta1)*g, var =
    * beta2*var + (1-beta2)*g^2, weight -= lr*mean/(sqrt(var) + epsilon). Bias correction is left to the
-   * caller (folded into lr).
+   * caller (folded into lr). With a row_sparse grad, lazy_update and mean/var of the weight's storage
+   * type, only the rows in grad.indices are updated (w, mean and var).
    *
    * Inputs: `weight`, `grad`, `mean`, `var`.
    *
@@ -6411,7 +6635,8 @@ export interface CoreOps {
 
   /**
    * FTRL-Proximal: g = clip(rescale_grad*grad), z += g - (sqrt(n + g^2) - sqrt(n))*weight/lr, n +=
-   * g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| > lamda1).
+   * g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| > lamda1). When weight,
+   * grad, z and n are all row_sparse, only the rows in grad.indices are updated.
    *
    * Inputs: `weight`, `grad`, `z`, `n`.
    *
@@ -6981,6 +7206,8 @@ export interface CoreOps {
 
   /**
    * SGD with momentum: mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom.
+   * With a row_sparse grad, lazy_update and mom of the weight's storage type, only the rows in
+   * grad.indices are updated (weight and mom).
    *
    * Inputs: `weight`, `grad`, `mom`.
    *
@@ -6994,7 +7221,8 @@ export interface CoreOps {
   ): NDArray;
 
   /**
-   * SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad).
+   * SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). With a row_sparse grad and
+   * lazy_update, only the rows in grad.indices are updated (weight decay included).
    *
    * Inputs: `weight`, `grad`.
    *

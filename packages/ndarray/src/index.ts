@@ -8,7 +8,7 @@
 export { MXNetAggregateError } from '@mx/engine';
 export { Autograd, type AutogradMode, type GradOptions, type RecordOptions } from './autograd/autograd.js';
 export { CustomFunction } from './autograd/function.js';
-export type { GradReq } from './autograd/tape.js';
+export type { AttachGradOptions, GradReq } from './autograd/tape.js';
 export type * from './core-ops.js';
 /**
  * Deferred compute (MXNet 2.0 `mxnet._deferred_compute`, `runtime.dc`): op calls inside
@@ -43,19 +43,25 @@ export {
   type HostSparseArray,
   isGzip,
   isHostSparse,
+  isScipySparseLayout,
   type LoadAnyOptions,
   type LoadedList,
+  type LoadedScipyNpz,
   type LoadLimits,
   loadAny,
   loadMXNetList,
   loadMXNetRecord,
   loadNpy,
   loadNpz,
+  loadScipyNpz,
   type MXNetRecordLoadOptions,
+  type ScipyCsr,
+  type ScipySparseFormat,
   saveMXNetList,
   saveMXNetRecord,
   saveNpy,
   saveNpz,
+  saveScipyNpz,
 } from './io/index.js';
 export type {
   CreateOptions,
@@ -98,3 +104,5 @@ export type {
   SparseCreateOptions,
   SparseNd,
 } from './sparse/create.js';
+export { createSparseOps, type SparseOperand, type SparseOps } from './sparse/namespace.js';
+export type { SparseNpzIO, SparseNpzLoadOptions } from './sparse/scipy-npz.js';

@@ -27,6 +27,8 @@ export interface InvokeOptions {
   readonly isTrain?: boolean;
   /** @internal Outputs nobody reads (req null): backward ops skip computing them. */
   readonly skip?: readonly boolean[];
+  /** @internal The storage fallback's dense call: never storage-dispatched again. */
+  readonly denseOnly?: boolean;
 }
 
 export function callError(
@@ -60,7 +62,7 @@ export function invokeOp(
   // Deferred inputs (deferred compute results) are computed first, as MXNet's invoke does.
   for (const a of inputs) if (a.isDeferred) rt.dc.compute(a);
   // Sparse storage (a sparse input or out= array, or sparse outputs from dense inputs): sparse/.
-  if (needsStorageDispatch(op, attrs, inputs, options.out)) {
+  if (options.denseOnly !== true && needsStorageDispatch(op, attrs, inputs, options.out)) {
     const r = invokeSparse(rt, op, attrs, inputs, params, options, isTrain, ctx);
     if (r !== undefined) return r;
   }

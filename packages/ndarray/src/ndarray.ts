@@ -23,12 +23,13 @@ import {
   type Shape,
   type StorageArray,
   shapeSize,
+  shapesEqual,
   shapeToString,
 } from '@mx/base';
 import type { Var } from '@mx/engine';
 import type { StorageType, TBlob } from '@mx/ops';
 import type { GradOptions } from './autograd/autograd.js';
-import type { AGEntry, GradReq } from './autograd/tape.js';
+import type { AGEntry, AttachGradOptions, GradReq } from './autograd/tape.js';
 import type { Chunk } from './chunk.js';
 import type {
   ArgmaxParams,
@@ -329,16 +330,16 @@ export class NDArray<D extends DTypeName = DTypeName> {
   }
 
   /**
-   * Allocate a gradient buffer (zeros) and make this array a variable for autograd (MXNet
-   * `attach_grad`): backward passes write (`'write'`), accumulate (`'add'`) or skip (`'null'`) its
-   * gradient into `grad`.
+   * Allocate a zero gradient buffer and make this array a variable for autograd (MXNet `attach_grad(
+   * grad_req, stype)`): backward passes write (`'write'`), accumulate (`'add'`) or skip (`'null'`) its
+   * gradient into `grad`, kept in the buffer's storage type (`{ stype: 'row_sparse' }`; default this
+   * array's own). `attachGrad('add')` and `attachGrad({ gradReq: 'add', stype })` are both accepted.
    */
-  attachGrad(gradReq: GradReq = 'write'): this {
+  attachGrad(gradReq: GradReq | AttachGradOptions = 'write'): this {
     this.checkLive('attachGrad');
-    const g = this.runtime.keep(this.runtime.nd.zeros(this.shape, { dtype: this.dtype, ctx: this.ctx }));
+    const g = this.runtime.autograd.attachGrad(this, gradReq);
     this.#ownGrad?.dispose();
     this.#ownGrad = g;
-    this.runtime.autograd.markVariables(this, g, gradReq);
     return this;
   }
 
@@ -376,17 +377,13 @@ export class NDArray<D extends DTypeName = DTypeName> {
     return this.runtime.invoke(name, [this, ...others], params, options)[0] as NDArray;
   }
 
-  #arith(
-    arrayOp: string,
-    scalarOp: string,
-    other: NDArray | number,
-    options?: InvokeOptions,
-  ): NDArray<ArithResult<D>> {
-    return (
-      typeof other === 'number'
-        ? this.op1(scalarOp, { scalar: other }, [], options)
-        : this.op1(arrayOp, undefined, [other], options)
-    ) as NDArray<ArithResult<D>>;
+  #arith(arrayOp: string, scalarOp: string, y: NDArray | number, o?: InvokeOptions): NDArray<ArithResult<D>> {
+    if (typeof y === 'number') return this.op1(scalarOp, { scalar: y }, [], o) as NDArray<ArithResult<D>>;
+    // Sparse operands of one shape take MXNet's sparse.add/subtract/multiply/divide (elemwise_*).
+    const ew = (this.stype !== 'default' || y.stype !== 'default') && shapesEqual(this.shape, y.shape);
+    const op =
+      ew && /_(add|sub|mul|div)$/.test(arrayOp) ? arrayOp.replace('broadcast_', 'elemwise_') : arrayOp;
+    return this.op1(op, undefined, [y], o) as NDArray<ArithResult<D>>;
   }
 
   add(y: NDArray | number): NDArray<ArithResult<D>> {

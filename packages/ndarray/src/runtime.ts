@@ -345,11 +345,10 @@ export class Runtime {
     return outputs;
   }
 
-  /** @internal A view of `a` for the autograd tape: shares storage, outside every scope. */
+  /** @internal A view of `a` for the tape: shares storage, outside scopes; sparse stays sparse. */
   retain(a: NDArray): NDArray {
-    const v = this.keep(this.view(a, a.shape, a.byteOffset));
-    // Same tape position: ops on the saved value (createGraph) link to the original graph.
-    v.agEntry = a.agEntry;
+    const v = this.keep(a.stype !== 'default' ? a.detach() : this.view(a, a.shape, a.byteOffset));
+    v.agEntry = a.agEntry; // same tape position: createGraph links ops on it to the original graph
     return v;
   }
 

@@ -15,7 +15,14 @@ import type { Runtime } from '../runtime.js';
 import { type AsyncLocalStorageLike, asyncLocalStorage } from '../scope.js';
 import { type BackwardOptions, runBackward } from './backward.js';
 import { CustomFunction } from './function.js';
-import { type AGEntry, type GradReq, recordCustom, recordOp, variableNode } from './tape.js';
+import {
+  type AGEntry,
+  type AttachGradOptions,
+  type GradReq,
+  recordCustom,
+  recordOp,
+  variableNode,
+} from './tape.js';
 
 export interface AutogradMode {
   recording: boolean;
@@ -37,6 +44,15 @@ export interface GradOptions {
 
 function isPromise<R>(x: R | Promise<R>): x is Promise<R> {
   return typeof (x as { then?: unknown } | null)?.then === 'function';
+}
+
+function checkGradReq(req: unknown, op: string): asserts req is GradReq {
+  if (req !== 'write' && req !== 'add' && req !== 'null') {
+    throw new MXNetError(`invalid gradReq ${JSON.stringify(req)}`, {
+      op,
+      hint: "use 'write', 'add' or 'null'",
+    });
+  }
 }
 
 export class Autograd {
@@ -126,6 +142,44 @@ export class Autograd {
     return this.withState({ recording: this.isRecording, training: false }, body);
   }
 
+  /**
+   * @internal `NDArray.attachGrad`: validates the request, allocates the zero gradient buffer (of the
+   * requested storage type) and marks `x` as a variable; returns the buffer, which `x` owns. Nothing
+   * changes when the request is refused.
+   */
+  attachGrad(x: NDArray, request: GradReq | AttachGradOptions = 'write'): NDArray {
+    const o: AttachGradOptions = typeof request === 'string' ? { gradReq: request } : (request ?? {});
+    const req = o.gradReq ?? 'write';
+    const stype = o.stype ?? x.stype;
+    checkGradReq(req, 'attachGrad');
+    if (stype !== 'default' && stype !== 'row_sparse' && stype !== 'csr') {
+      throw new MXNetError(`attachGrad: unknown storage type ${JSON.stringify(stype)}`, {
+        op: 'attachGrad',
+        hint: "use 'default', 'row_sparse' or 'csr'",
+      });
+    }
+    if ((stype === 'csr' && x.ndim !== 2) || (stype === 'row_sparse' && x.ndim === 0)) {
+      throw new MXNetError(
+        `attachGrad: a ${stype} gradient needs ${stype === 'csr' ? 'a 2-D' : 'at least a 1-D'} array, got shape ${JSON.stringify(x.shape)}`,
+        { op: 'attachGrad', shapes: [x.shape], hint: "use stype 'default'" },
+      );
+    }
+    const rt = this.#rt;
+    const options = { dtype: x.dtype, ctx: x.ctx };
+    const g = rt.keep(
+      stype === 'default'
+        ? rt.nd.zeros(x.shape, options)
+        : rt.nd.sparse.zeros(stype as never, x.shape, options),
+    );
+    try {
+      this.markVariables(x, g, req);
+    } catch (e) {
+      g.dispose();
+      throw e;
+    }
+    return g;
+  }
+
   /** Attach gradient buffers to variables (MXNet `mark_variables`). */
   markVariables(
     variables: NDArray | readonly NDArray[],
@@ -143,12 +197,7 @@ export class Autograd {
     vs.forEach((v, i) => {
       const g = gs[i] as NDArray;
       const req = typeof gradReqs === 'string' ? gradReqs : (gradReqs[i] ?? 'write');
-      if (req !== 'write' && req !== 'add' && req !== 'null') {
-        throw new MXNetError(`invalid gradReq ${JSON.stringify(req)}`, {
-          op: 'markVariables',
-          hint: "use 'write', 'add' or 'null'",
-        });
-      }
+      checkGradReq(req, 'markVariables');
       if (
         g.shape.length !== v.shape.length ||
         g.shape.some((d, j) => d !== v.shape[j]) ||

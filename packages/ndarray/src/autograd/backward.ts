@@ -283,7 +283,9 @@ function destinations(
     const v = e?.node.variable;
     if (e == null || v === undefined || v.gradReq !== 'write' || targets.has(e.node)) return;
     const g = v.grad;
-    if (g === undefined || g.isDisposed || chosen.has(g) || edges.get(e.node) !== 1) return;
+    // Sparse buffers are not offered: a custom backward writes dense results.
+    if (g === undefined || g.isDisposed || g.stype !== 'default' || chosen.has(g) || edges.get(e.node) !== 1)
+      return;
     out ??= new Array<NDArray | undefined>(node.inputs.length).fill(undefined);
     out[i] = g;
     chosen.add(g);
@@ -308,14 +310,65 @@ function deliver(rt: Runtime, node: AGNode, g: NDArray): void {
     v.fresh = true;
     return;
   }
-  if (v.gradReq === 'null' || v.grad === undefined || v.grad.isDisposed) {
+  const buf = v.grad;
+  if (v.gradReq === 'null' || buf === undefined || buf.isDisposed) {
     g.dispose();
     return;
   }
-  if (v.gradReq === 'add') rt.invoke('elemwise_add', [v.grad, g], undefined, { out: v.grad });
-  else rt.invoke('_copyto', [g], undefined, { out: v.grad });
+  try {
+    if (buf.stype === 'default' && g.stype === 'default') {
+      if (v.gradReq === 'add') rt.invoke('elemwise_add', [buf, g], undefined, { out: buf });
+      else rt.invoke('_copyto', [g], undefined, { out: buf });
+    } else deliverSparse(rt, buf, g, v.gradReq === 'add');
+  } finally {
+    g.dispose();
+  }
   v.fresh = true;
-  g.dispose();
+}
+
+/**
+ * A gradient into a buffer where either side is sparse: the buffer keeps its storage type, as
+ * MXNet's backward pass assigns the gradient entry the buffer's stype. Writing casts (`cast_storage`
+ * into the buffer: a row_sparse gradient into a row_sparse buffer copies its rows, a dense one keeps
+ * the rows holding a nonzero — MXNet's fallback cast). Adding into a dense buffer adds the densified
+ * gradient in place; into a sparse buffer it is `elemwise_add` (row_sparse + row_sparse keeps the
+ * union of the rows) written back into the buffer.
+ */
+function deliverSparse(rt: Runtime, buf: NDArray, g: NDArray, add: boolean): void {
+  if (
+    (buf.stype === 'csr' && g.stype === 'row_sparse') ||
+    (buf.stype === 'row_sparse' && g.stype === 'csr')
+  ) {
+    throw new MXNetError(
+      `cannot ${add ? 'add' : 'write'} a ${g.stype} gradient into a ${buf.stype} gradient buffer`,
+      {
+        op: 'backward',
+        shapes: [buf.shape],
+        hint: `attach a '${g.stype}' or 'default' gradient buffer (x.attachGrad({ stype: '${g.stype}' }))`,
+      },
+    );
+  }
+  const cast = (x: NDArray, stype: string, out: NDArray) =>
+    rt.invoke('cast_storage', [x], { stype }, { out });
+  if (!add) {
+    cast(g, buf.stype, buf);
+    return;
+  }
+  if (buf.stype === 'default') {
+    const dense = rt.invoke('cast_storage', [g], { stype: 'default' })[0] as NDArray;
+    try {
+      rt.invoke('elemwise_add', [buf, dense], undefined, { out: buf });
+    } finally {
+      dense.dispose();
+    }
+    return;
+  }
+  const sum = rt.invoke('elemwise_add', [buf, g])[0] as NDArray;
+  try {
+    cast(sum, buf.stype, buf);
+  } finally {
+    sum.dispose();
+  }
 }
 
 function customGrads(

@@ -9,10 +9,21 @@
  * with the arrays; `release` frees the saved views eagerly after a backward pass.
  */
 import type { DTypeName, Shape } from '@mx/base';
-import { type GradientSpec, type Op, resolveNeeds } from '@mx/ops';
+import { type GradientSpec, type Op, resolveNeeds, type StorageType } from '@mx/ops';
 import type { NDArray } from '../ndarray.js';
 
 export type GradReq = 'write' | 'add' | 'null';
+
+/** `attachGrad`'s options (MXNet `attach_grad(grad_req='write', stype=None)`). */
+export interface AttachGradOptions {
+  /** How backward passes treat the buffer (default 'write'). */
+  readonly gradReq?: GradReq;
+  /**
+   * Storage type of the gradient buffer: 'row_sparse' or 'csr' make a sparse buffer (all zeros, no
+   * stored rows); default the array's own storage type (MXNet's `zeros_like`).
+   */
+  readonly stype?: StorageType;
+}
 
 /** A user-defined differentiable function's backward (autograd.Function). */
 export interface CustomBackward {

@@ -5,6 +5,7 @@
  * - MXNet list files (`nd.save`): {@link saveMXNetList}/{@link loadMXNetList}, records V0..V3;
  *   single raw records (pickling): {@link saveMXNetRecord}/{@link loadMXNetRecord}.
  * - NumPy: {@link saveNpy}/{@link loadNpy}, {@link saveNpz}/{@link loadNpz}.
+ * - SciPy sparse matrices (`scipy.sparse.save_npz`): {@link saveScipyNpz}/{@link loadScipyNpz}.
  * - {@link loadAny} dispatches on the first bytes, as `MXNDArrayLoad`.
  * - {@link gunzip}: bounded gzip decompression (IDX files in @mx/io).
  *
@@ -32,6 +33,14 @@ export {
 } from './mxnet-record.js';
 export { loadNpy, saveNpy } from './npy.js';
 export { loadNpz, saveNpz } from './npz.js';
+export {
+  isScipySparseLayout,
+  type LoadedScipyNpz,
+  loadScipyNpz,
+  type ScipyCsr,
+  type ScipySparseFormat,
+  saveScipyNpz,
+} from './scipy-npz.js';
 export {
   type ArrayCollection,
   type HostArray,

@@ -11,6 +11,7 @@
  */
 import { Budget, type LoadLimits } from './limits.js';
 import { readNpy, saveNpy } from './npy.js';
+import { isScipySparseLayout } from './scipy-npz.js';
 import { type ArrayCollection, DEFAULT_SOURCE, entriesOf, fileError, type HostArray } from './types.js';
 import { readZip, writeZip } from './zip.js';
 
@@ -41,7 +42,16 @@ export function loadNpz(
   limits?: LoadLimits,
 ): { arrays: HostArray[]; names: string[] } {
   const budget = new Budget('loadNpz', source, bytes.length, limits);
-  const entries = readZip(bytes, 'loadNpz', source, budget).filter((e) => e.name.endsWith('.npy'));
+  const all = readZip(bytes, 'loadNpz', source, budget);
+  if (isScipySparseLayout(all.map((e) => e.name))) {
+    throw fileError(
+      'loadNpz',
+      source,
+      'this is a scipy.sparse matrix (scipy.sparse.save_npz layout)',
+      'load it with nd.sparse.loadNpz',
+    );
+  }
+  const entries = all.filter((e) => e.name.endsWith('.npy'));
   const folders = new Map<string, Set<string>>();
   for (const e of entries) {
     const slash = e.name.lastIndexOf('/');

@@ -272,6 +272,20 @@ export function defaultAuxTypes(stype: SparseStorageType): DTypeName[] {
   return stype === 'csr' ? ['int64', 'int64'] : ['int64'];
 }
 
+/**
+ * The aux dtypes a device stores: int64 indices become int32 on a backend that cannot store
+ * int64 (WebGPU has no 64-bit integers; MXNet accepts int32 aux blocks everywhere).
+ */
+export function storableAuxTypes(
+  rt: Runtime,
+  ctx: Context,
+  auxTypes: readonly DTypeName[],
+  site: string,
+): DTypeName[] {
+  const can = rt.backendFor(ctx, site).capabilities.storageDTypes;
+  return auxTypes.map((t) => (t === 'int64' && !can.includes('int64') ? 'int32' : t));
+}
+
 /** Storage types of arrays, for messages and dispatch. */
 export function stypesOf(arrays: readonly NDArray[]): StorageType[] {
   return arrays.map((a) => a.stype);

@@ -25,8 +25,16 @@ import type { SparseStorageType } from '@mx/ops';
 import { flattenNested, type NestedArray, nestedShape } from '../host.js';
 import { NDArray } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
-import { type BaseSparseNDArray, type CSRNDArray, emptySparse, type RowSparseNDArray } from './arrays.js';
+import {
+  type BaseSparseNDArray,
+  type CSRNDArray,
+  emptySparse,
+  type RowSparseNDArray,
+  storableAuxTypes,
+} from './arrays.js';
 import { sparseFormatError } from './format-check.js';
+import { createSparseOps, type SparseOps } from './namespace.js';
+import { createSparseNpz, type SparseNpzIO } from './scipy-npz.js';
 
 /** Values of a part: numbers, a typed array, or a dense NDArray (read synchronously). */
 export type HostValues = NestedArray | Float32Array | Float64Array | Int32Array | BigInt64Array | NDArray;
@@ -57,8 +65,8 @@ export interface SparseCreateOptions<D extends DTypeName = DTypeName> {
   readonly dtype?: D;
 }
 
-/** `nd.sparse`: creation of sparse arrays (MXNet `mx.nd.sparse`). */
-export interface SparseNd {
+/** `nd.sparse` (MXNet `mx.nd.sparse`): creation, the sparse op functions and scipy.sparse `.npz` files. */
+export interface SparseNd extends SparseNpzIO, SparseOps {
   /** A CSR matrix from `[data, indices, indptr]`, COO `[data, [row, col]]`, a dense NDArray or nested arrays. */
   csrMatrix<D extends DTypeName = 'float32'>(arg: CsrInput, options?: SparseCreateOptions<D>): CSRNDArray<D>;
   /** A row_sparse array from `[data, indices]` (data: the stored rows), a dense NDArray or nested arrays. */
@@ -170,8 +178,8 @@ export function createSparseNd(rt: Runtime): SparseNd {
       throw fail(op, 'a row_sparse array needs at least one axis');
   };
 
-  const auxArray = (ix: Indices): StorageArray =>
-    ix.dtype === 'int32' ? Int32Array.from(ix.values) : BigInt64Array.from(ix.values, (x) => BigInt(x));
+  const auxArray = (ix: Indices, dtype: DTypeName): StorageArray =>
+    dtype === 'int32' ? Int32Array.from(ix.values) : BigInt64Array.from(ix.values, (x) => BigInt(x));
 
   /** Allocate the blocks and push one host write per block. */
   const build = (
@@ -183,15 +191,18 @@ export function createSparseNd(rt: Runtime): SparseNd {
     aux: readonly { ix: Indices }[],
     ctx: Context,
   ): BaseSparseNDArray => {
-    const a = emptySparse(
+    const auxTypes = storableAuxTypes(
       rt,
-      stype,
-      shape,
-      data.dtype,
       ctx,
       aux.map((x) => x.ix.dtype),
       op,
     );
+    auxTypes.forEach((t, i) => {
+      const values = (aux[i] as { ix: Indices }).ix.values;
+      if (t === 'int32' && values.some((v) => v > 0x7fffffff))
+        throw fail(op, `an index exceeds int32, which is what ${ctx} stores indices in`, 'use a cpu context');
+    });
+    const a = emptySparse(rt, stype, shape, data.dtype, ctx, auxTypes, op);
     try {
       a.store.alloc(
         storageShape,
@@ -203,7 +214,7 @@ export function createSparseNd(rt: Runtime): SparseNd {
     }
     const blob = a.store.blob();
     const blobs = [blob.data, ...blob.aux];
-    const hosts = [data.data, ...aux.map((x) => auxArray(x.ix))];
+    const hosts = [data.data, ...aux.map((x, i) => auxArray(x.ix, auxTypes[i] as DTypeName))];
     const backend = a.chunk.backend;
     const prop = ctx.deviceType === 'gpu' ? FnProperty.copyToGPU : FnProperty.async;
     blobs.forEach((b, i) => {
@@ -511,5 +522,5 @@ export function createSparseNd(rt: Runtime): SparseNd {
     );
   };
 
-  return { csrMatrix, rowSparseArray, zeros } as SparseNd;
+  return { csrMatrix, rowSparseArray, zeros, ...createSparseNpz(rt), ...createSparseOps(rt) } as SparseNd;
 }

@@ -30,7 +30,14 @@ import {
 import { callError, type InvokeOptions, inferCall, invokeOp } from '../invoke.js';
 import type { NDArray } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
-import { BaseSparseNDArray, defaultAuxTypes, emptySparse, isSparse, stypesOf } from './arrays.js';
+import {
+  BaseSparseNDArray,
+  defaultAuxTypes,
+  emptySparse,
+  isSparse,
+  storableAuxTypes,
+  stypesOf,
+} from './arrays.js';
 
 type Params = Readonly<Record<string, unknown>> | undefined;
 type Result = { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> };
@@ -183,7 +190,7 @@ function runComputeEx(
 ): Result {
   let outputs: NDArray[];
   if (outArg !== undefined) {
-    checkOut(rt, op, inputs, params, outArg, outSt, outShapes, outTypes, ctx);
+    checkOut(rt, op, attrs, inputs, params, outArg, outSt, outShapes, outTypes, ctx);
     if (options.req === 'add') {
       throw callError(
         op,
@@ -204,7 +211,7 @@ function runComputeEx(
             outShapes[i] as Shape,
             outTypes[i] as DTypeName,
             ctx,
-            defaultAuxTypes(st),
+            storableAuxTypes(rt, ctx, defaultAuxTypes(st), op.name),
             op.name,
           ),
     );
@@ -269,10 +276,15 @@ function runComputeEx(
   return { outputs, visible: op.numVisibleOutputs(attrs), attrs };
 }
 
-/** out= arrays of a storage-dispatched call: live, this runtime's, the inferred shape/dtype/stype, no input aliased. */
+/**
+ * out= arrays of a storage-dispatched call: live, this runtime's, the inferred shape/dtype/stype,
+ * and no input aliased — except a dense input written in place as the op declares (MXNet
+ * `FInplaceOption`: a lazy `sgd_update(w, rspGrad, out=w)` updates the weight's rows in place).
+ */
 function checkOut(
   rt: Runtime,
   op: Op,
+  attrs: Readonly<Record<string, unknown>>,
   inputs: readonly NDArray[],
   params: Params,
   outArg: readonly NDArray[],
@@ -302,7 +314,15 @@ function checkOut(
         'pass an out= array of the storage type the op produces, or cast the result with tostype()',
       );
     }
-    if (inputs.some((a) => a.chunk === o.chunk)) {
+    const inplace = (a: NDArray, k: number) =>
+      o.stype === 'default' &&
+      a.stype === 'default' &&
+      a.byteOffset === o.byteOffset &&
+      a.dtype === o.dtype &&
+      a.shape.length === o.shape.length &&
+      a.shape.every((d, j) => d === o.shape[j]) &&
+      op.inplaceOption(attrs).some(([x, y]) => x === k && y === i);
+    if (inputs.some((a, k) => a.chunk === o.chunk && !inplace(a, k))) {
       throw callError(
         op,
         `out= array ${i} is also an input: in-place writes with sparse storage are not supported`,
@@ -377,7 +397,9 @@ function fallback(
       op,
       denseIn,
       params,
-      direct ? options : { ...options, out: undefined, req: undefined },
+      direct
+        ? { ...options, denseOnly: true }
+        : { ...options, out: undefined, req: undefined, denseOnly: true },
       isTrain,
     );
     if (direct) return r;
@@ -404,8 +426,7 @@ function logFallback(
   outSt: StorageType[],
   ctx: Context,
 ): void {
-  const flag = rt.env.raw('MXNET_STORAGE_FALLBACK_LOG_VERBOSE')?.trim().toLowerCase();
-  if (flag === '0' || flag === 'false') return;
+  if (!rt.env.get('MXNET_STORAGE_FALLBACK_LOG_VERBOSE')) return;
   const list = (ts: StorageType[]) => `[${ts.map((t) => `${t}, `).join('')}]`;
   const dict = Object.entries(params ?? {})
     .map(([k, v]) => `"${k}" : ${String(v)}, `)
