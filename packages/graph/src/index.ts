@@ -32,6 +32,7 @@ export {
   type InferInputs,
   type InferResult,
   type InferShapeOptions,
+  type InferStorageOptions,
   inferShape,
   inferStorageType,
   inferType,

@@ -297,7 +297,11 @@ describe('inferStorageType', () => {
   });
 
   it('a sparse input to a dense-only op falls back; __storage_type__ seeds it', () => {
-    const idx = g.index(g.op('relu', 'r', {}, [g.v('x', { __storage_type__: '2' })]));
+    // An op without storage inference (relu has MXNet's zero-preserving rule, so not relu).
+    const reg = new OpRegistry();
+    reg.define({ name: 'dense_only', inferShape: () => false });
+    const t = new TestGraph(reg);
+    const idx = t.index(t.op('dense_only', 'r', {}, [t.v('x', { __storage_type__: '2' })]));
     const res = inferStorageType(idx);
     expect(res.values).toEqual(['csr', 'default']);
     expect(res.dispatchModes).toEqual(['variable', 'fallback']);

@@ -163,14 +163,16 @@ describe('dtype and storage contradictions', () => {
   });
 
   it('a pinned storage type that contradicts dense inference names the op', () => {
-    const r = g.op('relu', 'r', {}, [g.v('x')]);
-    const idx = g.index(r);
-    // A dense-only op offered a csr output: the pinned value stays and the op falls back.
+    const reg = new OpRegistry();
+    reg.define({ name: 'no_storage_inference', inferShape: () => false });
+    const t = new TestGraph(reg);
+    const r = t.op('no_storage_inference', 'r', {}, [t.v('x')]);
+    const idx = t.index(r);
+    // An op without storage inference offered a csr output: the pinned value stays and the op falls back.
     const res = inferStorageType(idx, { entries: new Map([[idx.entryOf(entry(r)), 'csr' as const]]) });
     expect(res.values).toEqual(['default', 'csr']);
     expect(res.dispatchModes).toEqual(['variable', 'fallback']);
     // An op with its own inference that insists on dense output contradicts the pin.
-    const reg = new OpRegistry();
     reg.define({
       name: 'dense_only',
       inferShape: () => false,
@@ -179,7 +181,6 @@ describe('dtype and storage contradictions', () => {
         return true;
       },
     });
-    const t = new TestGraph(reg);
     const d = t.op('dense_only', 'd', {}, [t.v('x')]);
     const idx2 = t.index(d);
     const err = caught(() =>

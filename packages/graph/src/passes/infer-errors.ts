@@ -171,3 +171,18 @@ export function opFailureError<T>(
     `check the parameters of node \`${node.name}\` and the ${fmt.attribute}s of its inputs`;
   return new GraphInferenceError(message, { ...baseContext(site, fmt), hint, cause }, fmt.attribute, node);
 }
+
+/** A variable's hidden attribute (`__shape__`, `__dtype__`, `__storage_type__`) cannot be read. */
+export function attrError(
+  node: GraphNode,
+  key: string,
+  text: string,
+  reason: string,
+  hint: string,
+): MXNetError {
+  return new MXNetError(`variable \`${node.name}\` has an invalid ${key} attribute "${text}": ${reason}`, {
+    op: 'null',
+    params: node.attrs,
+    hint,
+  });
+}

@@ -1,9 +1,9 @@
 /**
- * InferShape / InferType / InferStorageType (MXNet `src/executor/infer_graph_attr_pass.cc`): the
- * public entry points and what each attribute means. The sweeps live in infer-engine.ts; this file
- * holds the three {@link AttrKind}s: how a value is seeded from a variable's hidden attribute
- * (`__shape__`, `__dtype__`, `__storage_type__`), when it counts as known, how two values merge,
- * and which op function infers it.
+ * InferShape / InferType (MXNet `src/executor/infer_graph_attr_pass.cc`): the public entry points
+ * and what each attribute means. The sweeps live in infer-engine.ts; this file holds the shape and
+ * dtype {@link AttrKind}s: how a value is seeded from a variable's hidden attribute (`__shape__`,
+ * `__dtype__`), when it counts as known, how two values merge, and which op function infers it.
+ * InferStorageType, which also decides each node's dispatch mode, is in infer-storage.ts.
  *
  * Shapes use NumPy semantics (-1 = unknown dim, `undefined` = unknown shape). `__shape__` text is
  * MXNet 1.x ("legacy") unless `npShape` says otherwise: a 0 dim means unknown and `()` an unknown
@@ -23,13 +23,19 @@ import {
   shapesEqual,
   shapeToString,
 } from '@mx/base';
-import type { StorageType } from '@mx/ops';
 import type { IndexedGraph } from '../indexed.js';
 import type { GraphNode } from '../node.js';
 import { type AttrKind, type InferInputs, type InferResult, runInference } from './infer-engine.js';
+import { attrError } from './infer-errors.js';
 
 export type { InferInputs, InferResult } from './infer-engine.js';
 export { GraphInferenceError, type InferAttribute, type InferConflict } from './infer-errors.js';
+export {
+  type DispatchMode,
+  type InferStorageOptions,
+  inferStorageType,
+  type StorageInferResult,
+} from './infer-storage.js';
 
 /** Options of {@link inferShape}. */
 export interface InferShapeOptions {
@@ -38,18 +44,6 @@ export interface InferShapeOptions {
    * 0 a zero-size dim, -1 unknown). Default false: legacy text, 0 = unknown dim, `()` = unknown.
    */
   readonly npShape?: boolean;
-}
-
-/**
- * How a node runs, as decided by storage type inference (MXNet `DispatchMode`): its dense kernel
- * (`fcompute`), its storage-aware kernel (`fcomputeEx`), the dense kernel on densified inputs
- * (`fallback`), or nothing to run (`variable`).
- */
-export type DispatchMode = 'fcompute' | 'fcomputeEx' | 'fallback' | 'variable';
-
-/** Storage type inference results: per entry, plus the dispatch mode per node id. */
-export interface StorageInferResult extends InferResult<StorageType> {
-  readonly dispatchModes: readonly (DispatchMode | undefined)[];
 }
 
 /**
@@ -66,14 +60,6 @@ function mergeShape(a: Shape, b: Shape): Shape | null {
     out[i] = x >= 0 ? x : y;
   }
   return out;
-}
-
-function attrError(node: GraphNode, key: string, text: string, reason: string, hint: string): MXNetError {
-  return new MXNetError(`variable \`${node.name}\` has an invalid ${key} attribute "${text}": ${reason}`, {
-    op: 'null',
-    params: node.attrs,
-    hint,
-  });
 }
 
 function shapeKind(npShape: boolean): AttrKind<Shape> {
@@ -163,65 +149,6 @@ const DTYPE_KIND: AttrKind<DTypeName> = {
   backwardIdentity: true,
 };
 
-/** MXNet's `NDArrayStorageType` flags. */
-const STORAGE_FLAGS: readonly StorageType[] = ['default', 'row_sparse', 'csr'];
-
-const STORAGE_KIND: AttrKind<StorageType> = {
-  attribute: 'storage type',
-  attrKey: '__storage_type__',
-  parseAttr(text, node) {
-    const t = text.trim();
-    if (t === '-1') return undefined;
-    const byFlag = /^\d+$/.test(t) ? STORAGE_FLAGS[Number(t)] : undefined;
-    const v = byFlag ?? (STORAGE_FLAGS.includes(t as StorageType) ? (t as StorageType) : undefined);
-    if (v === undefined) {
-      throw attrError(
-        node,
-        '__storage_type__',
-        text,
-        'not a storage type',
-        'use 0 (default), 1 (row_sparse), 2 (csr) or -1 (undefined)',
-      );
-    }
-    return v;
-  },
-  validate(v, what) {
-    if (!STORAGE_FLAGS.includes(v)) {
-      throw new MXNetError(`${what} is not a storage type: ${String(v)}`, {
-        op: 'infer storage type',
-        hint: `use one of ${STORAGE_FLAGS.join(', ')}`,
-      });
-    }
-  },
-  isKnown: (v): v is StorageType => v !== undefined,
-  merge: (a, b) => (a === b ? a : null),
-  equal: (a, b) => a === b,
-  copy: (v) => v,
-  format: (v) => v ?? 'unknown',
-  inputContext: () => ({}),
-  infer(node, ins, outs) {
-    const op = node.op as NonNullable<GraphNode['op']>;
-    if (op.def.inferStorageType === undefined) {
-      // MXNet's DefaultStorageType: unknown slots become dense; non-dense ones stay (fallback).
-      for (let i = 0; i < ins.length; i++) ins[i] ??= 'default';
-      for (let i = 0; i < outs.length; i++) outs[i] ??= 'default';
-      return true;
-    }
-    // The op's function takes full slots: unknown ones are offered as dense.
-    const i2 = ins.map((v) => v ?? 'default');
-    const o2 = outs.map((v) => v ?? 'default');
-    const ok = op.inferStorageType(node.parsed, i2, o2);
-    i2.forEach((v, i) => {
-      ins[i] = v;
-    });
-    o2.forEach((v, i) => {
-      outs[i] = v;
-    });
-    return ok;
-  },
-  backwardIdentity: false,
-};
-
 /**
  * Infer every entry's shape (MXNet `InferShape`). Variables are seeded from `known.nodes` (by
  * node id), else their `__shape__` attribute; `known.entries` pins any entry. Throws a
@@ -238,30 +165,4 @@ export function inferShape(
 /** Infer every entry's dtype (MXNet `InferType`); variables read `__dtype__` (the type flag). */
 export function inferType(idx: IndexedGraph, known: InferInputs<DTypeName> = {}): InferResult<DTypeName> {
   return runInference(idx, known, DTYPE_KIND);
-}
-
-/**
- * Infer every entry's storage type and each node's dispatch mode (MXNet `InferStorageType`).
- * Variables read `__storage_type__`. Ops without their own storage inference are dense: they
- * dispatch `fcompute`, or `fallback` when an input or output is sparse; ops with one dispatch
- * `fcomputeEx` when sparse storage is involved. Unknown inputs of an op become `default`.
- */
-export function inferStorageType(
-  idx: IndexedGraph,
-  known: InferInputs<StorageType> = {},
-): StorageInferResult {
-  const res = runInference(idx, known, STORAGE_KIND);
-  const dispatchModes = idx.nodes.map((inode, nid): DispatchMode | undefined => {
-    const op = inode.node.op;
-    if (op === null) return 'variable';
-    const eids = [
-      ...inode.inputs.map((e) => idx.entryId(e)),
-      ...Array.from({ length: inode.node.numOutputs() }, (_, j) => idx.entryId(nid, j)),
-    ];
-    const types = eids.map((e) => res.values[e]);
-    if (types.some((t) => t === undefined)) return undefined;
-    if (types.every((t) => t === 'default')) return 'fcompute';
-    return op.def.inferStorageType === undefined ? 'fallback' : 'fcomputeEx';
-  });
-  return { ...res, dispatchModes };
 }

@@ -28,6 +28,11 @@
  * reserved until the backward ran (or the tape node was garbage collected), the inputs and outputs
  * the backward reads pinned. A recorded call can be differentiated once — `retainGraph` and
  * higher-order gradients (`createGraph`) through a CachedOp are refused with an MXNetError.
+ *
+ * Sparse inputs (CSRNDArray, RowSparseNDArray) are part of the signature; the nodes that see sparse
+ * arrays run through the storage dispatch of `nd` calls (signature.ts), outputs and input
+ * gradients come out in the storage types inferred for them, and sparse head gradients are
+ * densified (head-gradient entries are dense, as in MXNet's executor).
  */
 import { type Context, MXNetError } from '@mx/base';
 import { NDArray, type Runtime } from '@mx/ndarray';
@@ -39,6 +44,8 @@ import {
   createRunState,
   disposeRunState,
   disposeSignature,
+  emptyEntry,
+  entryStype,
   entryType,
   type RunState,
   type Signature,
@@ -204,7 +211,7 @@ export class CachedOp {
     const sig = this.#signature(inputs, needsGrad);
     const ctx = sig.ctx;
     const own = sig.ownOutputs.map((o, i) =>
-      o ? rt.empty(...entryType(sig, sig.outputEntries[i] as number), ctx, 'CachedOp') : undefined,
+      o ? emptyEntry(rt, sig, sig.outputEntries[i] as number) : undefined,
     );
     let state: RunState;
     let outputs: NDArray[];
@@ -298,14 +305,20 @@ export class CachedOp {
         const eid = sig.headGradEntries[k];
         if (eid === undefined || eid < 0) return;
         const [shape, dtype] = entryType(sig, eid);
-        if (og.dtype === dtype && og.ctx === sig.ctx) {
+        if (og.dtype === dtype && og.ctx === sig.ctx && og.stype === 'default') {
           arrays.set(eid, og);
           return;
         }
+        let src = og;
+        if (og.stype !== 'default') {
+          // Head-gradient entries are dense: a sparse head gradient is densified.
+          src = rt.invoke('cast_storage', [og], { stype: 'default' })[0] as NDArray;
+          temps.push(src);
+        }
         const h = rt.empty(shape, dtype, sig.ctx, 'CachedOp');
         temps.push(h);
-        if (og.dtype === dtype) h.set(og);
-        else rt.invoke('Cast', [og], { dtype }, { out: h });
+        if (src.dtype === dtype) h.set(src);
+        else rt.invoke('Cast', [src], { dtype }, { out: h });
         arrays.set(eid, h);
       });
       sig.needsGrad.forEach((need, i) => {
@@ -315,15 +328,17 @@ export class CachedOp {
         }
         const eid = sig.gradEntries[i] as number;
         const [shape, dtype] = entryType(sig, eid);
-        // Autograd offers the input's own .grad when nothing else adds to it: write it in place.
+        // Autograd offers the input's own .grad when nothing else adds to it: write it in place
+        // when it has the gradient's shape, dtype and storage type.
         const d = dests?.[i];
         const fits =
           d !== undefined &&
           d.dtype === dtype &&
+          d.stype === entryStype(sig, eid) &&
           d.ctx === sig.ctx &&
           d.shape.length === shape.length &&
           d.shape.every((x, j) => x === shape[j]);
-        const a = fits ? d : rt.empty(shape, dtype, sig.ctx, 'CachedOp');
+        const a = fits ? d : emptyEntry(rt, sig, eid);
         if (!fits) owned.push(a);
         grads.push(a);
         arrays.set(eid, a);
@@ -493,8 +508,11 @@ export class CachedOp {
   }
 }
 
-/** A new array (in the caller's scope) with a copy of `a`, not recorded by autograd. */
+/** A new array (in the caller's scope) with a copy of `a` (same storage type), not recorded by autograd. */
 function fresh(rt: Runtime, a: NDArray, ctx: Context): NDArray {
+  if (a.stype !== 'default') {
+    return rt.autograd.pause(() => rt.invoke('cast_storage', [a], { stype: a.stype })[0] as NDArray);
+  }
   const out = rt.empty(a.shape, a.dtype, ctx, 'CachedOp');
   out.set(a);
   return out;

@@ -17,21 +17,32 @@
  * nobody else holds, for the same reason). Between calls an idle state keeps its runner, memory
  * and compiled segments, and references to the arrays of its last call (stale: every external
  * entry is rebound before the next run reads it).
+ *
+ * Storage types are part of the signature: a call with a sparse input (or a graph with an op that
+ * makes sparse outputs from dense inputs) has its storage types inferred once, and its run states
+ * are MixedRunners (executor/mixed.ts): the nodes that see sparse arrays run through the storage
+ * dispatch of `nd` calls; outputs and gradients of a sparse storage type are sparse arrays.
  */
 import { type Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import type { MemoryPlan } from '@mx/graph';
-import { createGraphRunner, type GraphRunner, type NDArray, type Runtime } from '@mx/ndarray';
+import { createGraphRunner, GraphRunner, type NDArray, type Runtime } from '@mx/ndarray';
+import type { StorageType } from '@mx/ops';
 import { type CompiledGraph, compileGraph, planGraph } from '../executor/compile.js';
 import type { GradReq, SymbolLayout } from '../executor/graph.js';
 import { inferForward, unknownVars } from '../executor/infer.js';
+import { emptyOf, MixedRunner } from '../executor/mixed.js';
 import type { GraphSettings } from '../executor/settings.js';
+import { type GraphStorage, inferGraphStorage } from '../executor/storage.js';
 
 /** A compiled graph for one input signature. */
 export interface Signature {
   readonly key: string;
   readonly ctx: Context;
   readonly compiled: CompiledGraph;
-  readonly plan: MemoryPlan;
+  /** The dense path's memory plan (undefined when the graph has sparse entries). */
+  readonly plan: MemoryPlan | undefined;
+  /** Storage inference of a graph with sparse entries (undefined: all dense). */
+  readonly storage: GraphStorage | undefined;
   readonly unused: ReadonlySet<number>;
   /** True when the graph has the gradient pass (recorded calls). */
   readonly recording: boolean;
@@ -57,12 +68,13 @@ export interface Signature {
   evicted: boolean;
 }
 
-/** The cache key of a call: device, per-input shape and dtype, which inputs need gradients. */
+/** The cache key of a call: device, per-input shape, dtype and storage type, which inputs need gradients. */
 export function signatureKey(inputs: readonly NDArray[], needsGrad: readonly boolean[] | undefined): string {
   let key = `${(inputs[0] as NDArray).ctx}`;
   for (let i = 0; i < inputs.length; i++) {
     const a = inputs[i] as NDArray;
-    key += `|${a.dtype}(${a.shape.join(',')})${needsGrad?.[i] === true ? '*' : ''}`;
+    const st = a.stype;
+    key += `|${a.dtype}(${a.shape.join(',')})${st === 'default' ? '' : st}${needsGrad?.[i] === true ? '*' : ''}`;
   }
   return key;
 }
@@ -81,9 +93,11 @@ export function compileSignature(
 ): Signature {
   const idx = layout.forward;
   const known = { shapes: new Map<number, Shape>(), dtypes: new Map<number, DTypeName>() };
+  const stypes = new Map<number, StorageType>();
   inputNodes.forEach((nid, i) => {
     known.shapes.set(nid, (inputs[i] as NDArray).shape);
     known.dtypes.set(nid, (inputs[i] as NDArray).dtype);
+    stypes.set(nid, (inputs[i] as NDArray).stype);
   });
   const fwd = inferForward(layout, known, 'CachedOp');
   const unknown = unknownVars(layout, fwd);
@@ -97,9 +111,17 @@ export function compileSignature(
   argOf.forEach((a, i) => {
     if (a >= 0 && needsGrad?.[i] === true) reqs[a] = 'write';
   });
-  const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, 'CachedOp');
+  const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, 'CachedOp', {
+    vars: stypes,
+  });
   const { bound } = compiled;
   const full = bound.idx;
+  const ctx = (inputs[0] as NDArray).ctx;
+  let storage: GraphStorage | undefined;
+  if (compiled.mayBeSparse) {
+    for (const nid of bound.headGradNodes) if (nid >= 0) stypes.set(nid, 'default');
+    storage = inferGraphStorage(rt, full, stypes, new Map(), ctx, 'CachedOp');
+  }
   const gradEntries = argOf.map((a) => (a >= 0 ? (bound.gradEntries[a] as number) : -1));
   // An output is written into the caller's array when it is an op output of its own (not an
   // input, not returned twice); gradient entries are their own by construction (executor/graph.ts).
@@ -114,16 +136,20 @@ export function compileSignature(
     if (own) external.add(eid);
     return own;
   });
-  const { plan, unused } = planGraph(compiled, settings, external);
+  const { plan, unused } =
+    storage === undefined
+      ? planGraph(compiled, settings, external)
+      : { plan: undefined, unused: new Set<number>() };
   const backwardReads = new Set<number>();
   for (let nid = bound.numForward; nid < full.nodes.length; nid++)
     for (const e of (full.nodes[nid] as (typeof full.nodes)[number]).inputs)
       backwardReads.add(full.entryId(e));
   return {
     key: signatureKey(inputs, needsGrad),
-    ctx: (inputs[0] as NDArray).ctx,
+    ctx,
     compiled,
     plan,
+    storage,
     unused,
     recording: needsGrad !== undefined,
     needsGrad: argOf.map((a, i) => a >= 0 && needsGrad?.[i] === true),
@@ -145,7 +171,7 @@ export function compileSignature(
 /** One runner bound to memory for a signature. */
 export interface RunState {
   readonly sig: Signature;
-  readonly runner: GraphRunner;
+  readonly runner: GraphRunner | MixedRunner;
   /** Per input: the array bound to its entry now (undefined: not in the graph). */
   readonly bound: (NDArray | undefined)[];
   /** Views keeping a recorded call's inputs and outputs alive until its backward ran. */
@@ -158,6 +184,17 @@ export interface RunState {
 export function entryType(sig: Signature, eid: number): [Shape, DTypeName] {
   const { types } = sig.compiled;
   return [types.shapes[eid] as Shape, types.dtypes[eid] as DTypeName];
+}
+
+/** The storage type of an entry of the signature's graph. */
+export function entryStype(sig: Signature, eid: number): StorageType {
+  return sig.storage?.stypes[eid] ?? 'default';
+}
+
+/** A new array for an entry: its shape, dtype and storage type (sparse ones start as zeros). */
+export function emptyEntry(rt: Runtime, sig: Signature, eid: number): NDArray {
+  const [shape, dtype] = entryType(sig, eid);
+  return emptyOf(rt, shape, dtype, entryStype(sig, eid), sig.ctx, 'CachedOp');
 }
 
 /**
@@ -179,8 +216,7 @@ export function createRunState(
   const placeholders: NDArray[] = [];
   const placeholder = (eid: number): void => {
     if (eid < 0) return;
-    const [shape, dtype] = entryType(sig, eid);
-    const a = rt.keep(rt.empty(shape, dtype, sig.ctx, 'CachedOp'));
+    const a = rt.keep(emptyEntry(rt, sig, eid));
     placeholders.push(a);
     external.set(eid, a);
   };
@@ -196,19 +232,33 @@ export function createRunState(
     });
     for (const eid of sig.headGradEntries) placeholder(eid);
     for (const eid of sig.gradEntries) placeholder(eid);
-    const runner = createGraphRunner(rt, {
-      graph: graph.idx,
-      shapes: types.shapes,
-      dtypes: types.dtypes,
-      plan: sig.plan,
-      ctx: sig.ctx,
-      external,
-      unused: sig.unused,
-      needGrad: sig.recording,
-      bulkSize: settings.bulkSize,
-      inferenceBulkSize: settings.inferenceBulkSize,
-      ...(shared !== undefined ? { shared: shared.runner } : {}),
-    });
+    const runner =
+      sig.plan === undefined
+        ? new MixedRunner(rt, {
+            graph: graph.idx,
+            shapes: types.shapes,
+            dtypes: types.dtypes,
+            storage: sig.storage as GraphStorage,
+            ctx: sig.ctx,
+            external,
+            needGrad: sig.recording,
+            bulkSize: settings.bulkSize,
+            inferenceBulkSize: settings.inferenceBulkSize,
+            plan: settings.plan,
+          })
+        : createGraphRunner(rt, {
+            graph: graph.idx,
+            shapes: types.shapes,
+            dtypes: types.dtypes,
+            plan: sig.plan,
+            ctx: sig.ctx,
+            external,
+            unused: sig.unused,
+            needGrad: sig.recording,
+            bulkSize: settings.bulkSize,
+            inferenceBulkSize: settings.inferenceBulkSize,
+            ...(shared?.runner instanceof GraphRunner ? { shared: shared.runner } : {}),
+          });
     const state: RunState = { sig, runner, bound, pins: [], busy: false, disposed: false };
     sig.states.add(state);
     return state;

@@ -6,15 +6,23 @@
  * anything is allocated, so a refused bind leaves nothing behind.
  *
  * Options follow MXNet's keyword arguments in camelCase: `gradReq` is one request for all
- * arguments, one per argument (array, in `listArguments` order) or by name (missing names: 'null').
+ * arguments, one per argument (array, in `listArguments` order) or by name (missing names: 'null');
+ * `stypes` is MXNet's `stype_dict` (as `dtypes` is `type_dict`).
+ *
+ * Sparse arrays: `bind` takes CSRNDArray/RowSparseNDArray arguments and gradients as they are (a
+ * gradient array's storage type is where the gradient goes; MXNet's bind does the same);
+ * `simpleBind` allocates each argument in its storage type (`stypes`, else the variable's
+ * `__storage_type__`, else dense) and each gradient in the storage type inferred for it.
  */
 import { type Context, type DTypeName, dtypeFromFlag, MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { GraphNode } from '@mx/graph';
 import { NDArray, type Runtime } from '@mx/ndarray';
 import type { StorageType } from '@mx/ops';
-import { createExecutor, type Executor, live } from './executor.js';
+import { live } from './arrays.js';
+import { createExecutor, type Executor } from './executor.js';
 import { type GradReq, type SymbolLayout, type SymbolLike, symbolLayout } from './graph.js';
 import { type EntryTypes, inferForward, type KnownVars, unknownVars } from './infer.js';
+import { emptyOf } from './mixed.js';
 
 /** Gradient requests: one for all arguments, one per argument, or by argument name. */
 export type GradReqSpec = GradReq | readonly GradReq[] | Readonly<Record<string, GradReq>>;
@@ -31,7 +39,10 @@ export interface SimpleBindOptions {
   readonly shapes: Readonly<Record<string, Shape>>;
   /** Dtypes by name; arguments without one (and without a `__dtype__` attribute) are float32. */
   readonly dtypes?: Readonly<Record<string, DTypeName>>;
-  /** Storage types by name: only 'default' (dense) is supported by executors for now. */
+  /**
+   * Storage types by name (MXNet `stype_dict`): arguments (and aux states) not named take their
+   * `__storage_type__` attribute (`sym.var(name, { stype })`), else 'default'.
+   */
   readonly stypes?: Readonly<Record<string, StorageType>>;
   /** Op nodes per engine op in training runs; default MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN (15). */
   readonly bulkSize?: number;
@@ -160,15 +171,12 @@ function checkDevice(a: NDArray, what: string, ctx: Context): void {
 export function simpleBindTypes(
   layout: SymbolLayout,
   options: Pick<SimpleBindOptions, 'stypes' | 'gradReq' | 'shapes' | 'dtypes'>,
-): { readonly reqs: GradReq[]; readonly types: EntryTypes; readonly known: KnownVars } {
-  for (const [name, st] of Object.entries(options.stypes ?? {})) {
-    if (st !== 'default') {
-      throw new MXNetError(`${name}: storage type ${st} is not supported by executors yet`, {
-        op: 'simpleBind',
-        hint: "bind dense arrays (stype 'default')",
-      });
-    }
-  }
+): {
+  readonly reqs: GradReq[];
+  readonly types: EntryTypes;
+  readonly known: KnownVars;
+  readonly stypes: ReadonlyMap<number, StorageType>;
+} {
   const reqs = normalizeReqs(layout, options.gradReq);
   const idx = layout.forward;
   const nodeOf = (name: string, what: string) => {
@@ -187,6 +195,23 @@ export function simpleBindTypes(
     known.shapes.set(nodeOf(name, 'a shape'), shape);
   for (const [name, dt] of Object.entries(options.dtypes ?? {}))
     known.dtypes.set(nodeOf(name, 'a dtype'), dt);
+  const stypes = new Map<number, StorageType>();
+  for (const [name, st] of Object.entries(options.stypes ?? {})) {
+    const nid = nodeOf(name, 'a storage type');
+    if (!STYPES.includes(st)) {
+      throw new MXNetError(
+        `storage type of ${name} must be 'default', 'row_sparse' or 'csr', got ${String(st)}`,
+        {
+          op: 'simpleBind',
+        },
+      );
+    }
+    stypes.set(nid, st);
+  }
+  for (const n of [...layout.argNodes, ...layout.auxNodes]) {
+    const nid = idx.nodeId(n);
+    if (!stypes.has(nid)) stypes.set(nid, attrStype(n));
+  }
   for (const n of layout.argNodes) {
     const nid = idx.nodeId(n);
     if (!known.dtypes.has(nid) && n.attrs.__dtype__ === undefined) known.dtypes.set(nid, 'float32');
@@ -206,7 +231,32 @@ export function simpleBindTypes(
       },
     );
   }
-  return { reqs, types: t, known };
+  for (const [nid, st] of stypes) {
+    const s = t.shapes[idx.entryId(nid)] as Shape;
+    if (st === 'csr' && s.length !== 2) {
+      throw new MXNetError(
+        `${idx.nodes[nid]?.node.name}: a csr array is 2-D, the inferred shape is ${shapeToString(s)}`,
+        { op: 'simpleBind', shapes: [s], hint: "give it stype 'row_sparse' or 'default', or a 2-D shape" },
+      );
+    }
+  }
+  return { reqs, types: t, known, stypes };
+}
+
+const STYPES: readonly StorageType[] = ['default', 'row_sparse', 'csr'];
+
+/** A variable's `__storage_type__` (MXNet's flag 0/1/2, -1 undefined; names accepted), else 'default'. */
+function attrStype(n: GraphNode): StorageType {
+  const a = n.attrs.__storage_type__?.trim();
+  if (a === undefined || a === '-1') return 'default';
+  const t = /^\d+$/.test(a) ? STYPES[Number(a)] : STYPES.find((x) => x === a);
+  if (t === undefined) {
+    throw new MXNetError(`variable ${n.name} has an invalid __storage_type__ attribute "${a}"`, {
+      op: 'simpleBind',
+      hint: 'use 0 (default), 1 (row_sparse), 2 (csr) or -1 (undefined)',
+    });
+  }
+  return t;
 }
 
 /**
@@ -216,28 +266,37 @@ export function simpleBindTypes(
 export function simpleBind(rt: Runtime, symbol: SymbolLike, options: SimpleBindOptions): Executor {
   const layout = symbolLayout(symbol);
   const ctx = options.ctx ?? rt.defaultContext;
-  const { reqs, types: t } = simpleBindTypes(layout, options);
+  const { reqs, types: t, stypes } = simpleBindTypes(layout, options);
   const idx = layout.forward;
   const owned: NDArray[] = [];
   try {
     const alloc = (n: GraphNode) => {
-      const eid = idx.entryId(idx.nodeId(n));
-      const a = rt.keep(rt.nd.zeros(t.shapes[eid] as Shape, { dtype: t.dtypes[eid] as DTypeName, ctx }));
+      const nid = idx.nodeId(n);
+      const eid = idx.entryId(nid);
+      const shape = t.shapes[eid] as Shape;
+      const dtype = t.dtypes[eid] as DTypeName;
+      const stype = stypes.get(nid) ?? 'default';
+      const a = rt.keep(
+        stype === 'default'
+          ? rt.nd.zeros(shape, { dtype, ctx })
+          : emptyOf(rt, shape, dtype, stype, ctx, 'simpleBind'),
+      );
       owned.push(a);
       return a;
     };
     const args = layout.argNodes.map(alloc);
-    const grads = layout.argNodes.map((n, i) => (reqs[i] === 'null' ? undefined : alloc(n)));
     const aux = layout.auxNodes.map(alloc);
+    // Gradients are allocated by the executor, in the storage type inferred for each.
     return createExecutor({
       rt,
       ctx,
       layout,
       reqs,
       args,
-      grads,
+      grads: args.map(() => undefined),
       aux,
       owned,
+      allocGrads: true,
       bulkSize: options.bulkSize,
       fusion: options.fusion,
     });

@@ -3,14 +3,18 @@
  * `SetForwardGraph`+`SetBackwardGraph`): build the bound graph (forward + gradient pass), infer it,
  * fuse elementwise chains when enabled and re-infer, then plan memory. One function, so both get
  * the same graph for the same symbol and settings.
+ *
+ * A graph that may hold sparse entries (storage.ts `mayBeSparse`) is not fused: a fused kernel is
+ * dense-only, and the nodes that see sparse arrays run one by one through the storage dispatch.
  */
 import { type IndexedGraph, type MemoryPlan, planMemory } from '@mx/graph';
 import { unusedEntries } from '@mx/ndarray';
-import type { OpRegistry } from '@mx/ops';
+import type { OpRegistry, StorageType } from '@mx/ops';
 import { fuseBound } from './fusion.js';
 import { type BoundGraph, buildBoundGraph, type GradReq, type SymbolLayout } from './graph.js';
 import { type EntryTypes, inferBound, type KnownVars } from './infer.js';
 import type { GraphSettings } from './settings.js';
+import { mayBeSparse } from './storage.js';
 
 /** A bound graph ready to plan and run. */
 export interface CompiledGraph {
@@ -20,6 +24,16 @@ export interface CompiledGraph {
   readonly fusedNodes: number;
   /** Original op nodes the fused nodes replace. */
   readonly fusedOps: number;
+  /** The graph may hold sparse entries: storage inference decides (not fused). */
+  readonly mayBeSparse: boolean;
+}
+
+/** Storage facts known before the graph is built: the variables' and the bound arrays' stypes. */
+export interface KnownStorage {
+  /** Storage type of each variable, by node id of the forward graph (arguments and aux states). */
+  readonly vars: ReadonlyMap<number, StorageType>;
+  /** Some array bound to an op output (a gradient) is sparse. */
+  readonly boundSparse?: boolean;
 }
 
 /**
@@ -34,11 +48,14 @@ export function compileGraph(
   fwd: EntryTypes,
   settings: GraphSettings,
   op = 'bind',
+  storage?: KnownStorage,
 ): CompiledGraph {
   const bound = buildBoundGraph(registry, layout, reqs, settings.aggregateCap);
   const types = inferBound(layout, bound, known, fwd, op);
-  if (!settings.fusion) return { bound, types, fusedNodes: 0, fusedOps: 0 };
-  return fuseBound(registry, bound, types, layout.symbol.outputs.length);
+  const sparse =
+    storage !== undefined && (storage.boundSparse === true || mayBeSparse(bound.idx, storage.vars));
+  if (!settings.fusion || sparse) return { bound, types, fusedNodes: 0, fusedOps: 0, mayBeSparse: sparse };
+  return { ...fuseBound(registry, bound, types, layout.symbol.outputs.length), mayBeSparse: false };
 }
 
 /** Memory plan of a compiled graph: `external` op outputs (bound gradient arrays) are not planned. */

@@ -11,14 +11,41 @@
  * Arrays: arguments, gradients and aux states are the caller's (`bind`) or the executor's
  * (`simpleBind`, `reshape`'s views); outputs are windows on the executor's memory, overwritten by
  * each forward. `dispose()` releases what the executor allocated, never the caller's arrays.
+ *
+ * Sparse arrays (MXNet's storage types in executors): when a bound array is sparse, or an op can
+ * make sparse outputs from dense inputs, binding also infers every entry's storage type
+ * (storage.ts) and, if some entry is sparse, runs the graph with a MixedRunner (mixed.ts): the
+ * nodes that see sparse arrays go through the storage dispatch of `nd` calls, the rest as above.
+ * `simpleBind` then allocates each gradient in the storage type inferred for it (MXNet's
+ * `simple_bind`: a row_sparse weight gradient of `dot(csr, weight)`). All-dense graphs skip all of
+ * it: no storage inference, the same runner.
  */
 import { type Context, type DTypeName, MXNetError, type Shape, shapeSize, shapeToString } from '@mx/base';
 import type { GraphNode } from '@mx/graph';
-import { createGraphRunner, type GraphRunner, NDArray, type Runtime } from '@mx/ndarray';
+import {
+  createGraphRunner,
+  GraphRunner,
+  type GraphRunOptions,
+  type NDArray,
+  type Runtime,
+} from '@mx/ndarray';
+import type { StorageType } from '@mx/ops';
+import { assign, isArray, live, prefixView } from './arrays.js';
 import { type CompiledGraph, compileGraph, planGraph } from './compile.js';
 import type { BoundGraph, GradReq, SymbolLayout } from './graph.js';
 import { inferForward, unknownVars } from './infer.js';
+import { emptyOf, MixedRunner } from './mixed.js';
 import { graphSettings } from './settings.js';
+import { type GraphStorage, inferGraphStorage } from './storage.js';
+
+/** @internal What an Executor runs: a GraphRunner (dense graphs) or a MixedRunner (sparse entries). */
+export interface Runner {
+  run(from?: number, to?: number, options?: GraphRunOptions): void;
+  array(eid: number): NDArray;
+  segments(from?: number, to?: number, options?: GraphRunOptions): string[][];
+  readonly plannedBytes: number;
+  dispose(): void;
+}
 
 /** What `forward` takes: the training flag and arrays (or host values) to copy into arguments by name. */
 export type ForwardArgs = { readonly isTrain?: boolean } & {
@@ -43,6 +70,11 @@ export interface BindState {
   readonly grads: readonly (NDArray | undefined)[];
   readonly aux: readonly NDArray[];
   readonly owned: NDArray[];
+  /**
+   * simpleBind: allocate the gradient of every argument whose gradReq is not 'null' (zeros, in the
+   * storage type inferred for it); `grads` is then ignored.
+   */
+  readonly allocGrads?: boolean;
   readonly bulkSize?: number;
   /** Fuse elementwise chains; default MXNET_USE_FUSION. */
   readonly fusion?: boolean;
@@ -68,19 +100,55 @@ export function createExecutor(s: BindState): Executor {
     const settings = graphSettings(rt.env, { fusion: s.fusion, bulkSize: s.bulkSize });
     const idx = layout.forward;
     const known = { shapes: new Map<number, Shape>(), dtypes: new Map<number, DTypeName>() };
+    const stypes = new Map<number, StorageType>();
+    const note = (n: GraphNode, a: NDArray) => {
+      known.shapes.set(idx.nodeId(n), a.shape);
+      known.dtypes.set(idx.nodeId(n), a.dtype);
+      stypes.set(idx.nodeId(n), a.stype);
+    };
     layout.argNodes.forEach((n, i) => {
-      known.shapes.set(idx.nodeId(n), (s.args[i] as NDArray).shape);
-      known.dtypes.set(idx.nodeId(n), (s.args[i] as NDArray).dtype);
+      note(n, s.args[i] as NDArray);
     });
     layout.auxNodes.forEach((n, i) => {
-      known.shapes.set(idx.nodeId(n), (s.aux[i] as NDArray).shape);
-      known.dtypes.set(idx.nodeId(n), (s.aux[i] as NDArray).dtype);
+      note(n, s.aux[i] as NDArray);
     });
     const fwd = inferForward(layout, known);
-    const reqs = s.reqs.map((r, i) => (s.grads[i] === undefined ? 'null' : r));
-    const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings);
+    const alloc = s.allocGrads === true;
+    const reqs = s.reqs.map((r, i) => (s.grads[i] === undefined && !alloc ? 'null' : r));
+    const boundSparse = !alloc && s.grads.some((g) => g !== undefined && g.stype !== 'default');
+    const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, 'bind', {
+      vars: stypes,
+      boundSparse,
+    });
     const { bound, types } = compiled;
     const full = bound.idx;
+    let storage: GraphStorage | undefined;
+    if (compiled.mayBeSparse) {
+      for (const nid of bound.headGradNodes) if (nid >= 0) stypes.set(nid, 'default');
+      const boundStypes = new Map<number, StorageType>();
+      bound.gradEntries.forEach((eid, i) => {
+        const g = s.grads[i];
+        if (eid >= 0 && g !== undefined && !alloc) boundStypes.set(eid, g.stype);
+      });
+      storage = inferGraphStorage(rt, full, stypes, boundStypes, s.ctx, 'bind');
+    }
+    const grads = alloc
+      ? layout.argNodes.map((n, i) => {
+          const eid = bound.gradEntries[i] as number;
+          if (reqs[i] === 'null' || eid < 0) return undefined;
+          const vid = full.entryId(full.nodeId(n));
+          const shape = types.shapes[vid] as Shape;
+          const dtype = types.dtypes[vid] as DTypeName;
+          const stype = storage?.stypes[eid] ?? 'default';
+          const g = rt.keep(
+            stype === 'default'
+              ? rt.nd.zeros(shape, { dtype, ctx: s.ctx })
+              : emptyOf(rt, shape, dtype, stype, s.ctx, 'simpleBind'),
+          );
+          owned.push(g);
+          return g;
+        })
+      : s.grads;
     const external = new Map<number, NDArray>();
     layout.argNodes.forEach((n, i) => {
       external.set(full.entryId(full.nodeId(n)), s.args[i] as NDArray);
@@ -102,26 +170,43 @@ export function createExecutor(s: BindState): Executor {
     const addTo = new Set<number>();
     bound.gradEntries.forEach((eid, i) => {
       if (eid < 0) return;
-      external.set(eid, s.grads[i] as NDArray);
+      external.set(eid, grads[i] as NDArray);
       gradOut.add(eid);
       if (reqs[i] === 'add') addTo.add(eid);
     });
-    const { plan, unused } = planGraph(compiled, settings, gradOut);
-    const runner = createGraphRunner(rt, {
-      graph: full,
-      shapes: types.shapes,
-      dtypes: types.dtypes,
-      plan,
-      ctx: s.ctx,
-      external,
-      addTo,
-      unused,
-      needGrad: gradOut.size > 0,
-      bulkSize: settings.bulkSize,
-      inferenceBulkSize: settings.inferenceBulkSize,
-      shared: s.shared,
-    });
-    return new Executor(s, reqs, compiled, runner, headGrads);
+    let runner: Runner;
+    if (storage === undefined) {
+      const { plan, unused } = planGraph(compiled, settings, gradOut);
+      runner = createGraphRunner(rt, {
+        graph: full,
+        shapes: types.shapes,
+        dtypes: types.dtypes,
+        plan,
+        ctx: s.ctx,
+        external,
+        addTo,
+        unused,
+        needGrad: gradOut.size > 0,
+        bulkSize: settings.bulkSize,
+        inferenceBulkSize: settings.inferenceBulkSize,
+        shared: s.shared,
+      });
+    } else {
+      runner = new MixedRunner(rt, {
+        graph: full,
+        shapes: types.shapes,
+        dtypes: types.dtypes,
+        storage,
+        ctx: s.ctx,
+        external,
+        addTo,
+        needGrad: gradOut.size > 0,
+        bulkSize: settings.bulkSize,
+        inferenceBulkSize: settings.inferenceBulkSize,
+        plan: settings.plan,
+      });
+    }
+    return new Executor({ ...s, grads, allocGrads: false }, reqs, compiled, runner, headGrads);
   } catch (e) {
     for (const a of owned) a.dispose();
     throw e;
@@ -153,7 +238,7 @@ export class Executor {
   readonly #state: BindState;
   readonly #compiled: CompiledGraph;
   readonly #bound: BoundGraph;
-  readonly #runner: GraphRunner;
+  readonly #runner: Runner;
   readonly #headGrads: readonly (NDArray | undefined)[];
   /** Head gradients hold ones (the default); false after backward(outGrads) wrote others. */
   #onesInHeadGrads = true;
@@ -164,7 +249,7 @@ export class Executor {
     state: BindState,
     reqs: readonly GradReq[],
     compiled: CompiledGraph,
-    runner: GraphRunner,
+    runner: Runner,
     headGrads: readonly (NDArray | undefined)[],
   ) {
     const { layout } = state;
@@ -322,6 +407,15 @@ export class Executor {
   reshape(shapes: Readonly<Record<string, Shape>>, options: ReshapeOptions = {}): Executor {
     this.#checkLive('reshape');
     const { rt, layout } = this.#state;
+    const sparse = [...this.argArrays, ...this.auxArrays, ...this.gradArrays].find(
+      (a) => a !== undefined && a.stype !== 'default',
+    );
+    if (!(this.#runner instanceof GraphRunner) || sparse !== undefined) {
+      throw new MXNetError(
+        `reshape of an executor with sparse storage is not supported${sparse === undefined ? '' : ` (${sparse.describe()})`}`,
+        { op: 'Executor.reshape', hint: 'bind the symbol again for the new shapes (simpleBind)' },
+      );
+    }
     const idx = layout.forward;
     const known = { shapes: new Map<number, Shape>(), dtypes: new Map<number, DTypeName>() };
     for (const [name, shape] of Object.entries(shapes)) {
@@ -400,6 +494,7 @@ export class Executor {
       grads,
       aux,
       owned,
+      allocGrads: false,
       shared: this.#runner,
     });
   }
@@ -469,41 +564,4 @@ export class Executor {
       });
     }
   }
-}
-
-/** @internal Throws an MXNetError naming `what` when `a` was disposed. */
-export function live(a: NDArray, what: string, op: string): void {
-  if (a.isDisposed) {
-    throw new MXNetError(`${what} (${a.describe()}) was disposed`, {
-      op,
-      hint: 'keep arrays alive while an executor uses them',
-    });
-  }
-}
-
-function isArray(v: unknown): v is NDArray {
-  return v instanceof NDArray;
-}
-
-/** Copy `value` into `dst` (casting an array of another dtype; host values are written as they are). */
-function assign(rt: Runtime, value: NDArray | ArrayLike<number>, dst: NDArray): void {
-  if (!isArray(value)) {
-    dst.set(value);
-    return;
-  }
-  if (value === dst) return;
-  if (value.dtype === dst.dtype) value.copyTo(dst);
-  else rt.invoke('Cast', [value], { dtype: dst.dtype }, { out: dst });
-}
-
-/** A view of the first `shapeSize(shape)` elements of `a` with `shape` (MXNet's Reshape to a smaller size). */
-function prefixView(a: NDArray, shape: Shape): NDArray {
-  const n = shapeSize(shape);
-  if (n === a.size) return a.reshape(shape);
-  const flat = a.reshape([a.size]);
-  const part = flat.slice(0, n);
-  const v = part.reshape(shape);
-  flat.dispose();
-  part.dispose();
-  return v;
 }

@@ -46,6 +46,7 @@ import type {
   BackwardSliceParams,
   BackwardSoftmaxOutputParams,
   BackwardSoftmaxParams,
+  BackwardSquareSumParams,
   BackwardSumParams,
   BackwardTakeParams,
   BackwardTileParams,
@@ -60,6 +61,8 @@ import type {
   CastStorageParams,
   ClipParams,
   ConcatParams,
+  ContribGetnnzParams,
+  ContribGroupAdagradUpdateParams,
   ConvolutionParams,
   CTCLossParams,
   DeconvolutionParams,
@@ -153,7 +156,9 @@ import type {
   SoftmaxOutputParams,
   SoftmaxParams,
   SortParams,
+  SparseAdagradUpdateParams,
   SplitV2Params,
+  SquareSumParams,
   SqueezeParams,
   StackParams,
   SumParams,
@@ -1410,6 +1415,31 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of sparse.retain: ograd's rows at the indices, as a row_sparse array.
+   *
+   * Inputs: `ograd`, `indices`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_sparse_retain(
+    ...args:
+      | [params?: SymOptions<{}, 'ograd' | 'indices'>]
+      | [ograd: Symbol, params?: SymOptions<{}, 'indices'>]
+      | [ograd: Symbol, indices: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Gradient of _square_sum: 2 * data * ograd (broadcast back) on the stored rows of data.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_square_sum(
+    ...args:
+      | [params?: SymOptions<BackwardSquareSumParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardSquareSumParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardSquareSumParams>]
+  ): Symbol;
+
+  /**
    * Gradient of sum: ograd (shaped like sum's result) broadcast back over the reduced axes into data's
    * shape.
    *
@@ -1495,6 +1525,34 @@ export interface SymOps {
    * alphabet_size) activations, label (batch_size, label_sequence_length); out (batch_size).
    */
   readonly _contrib_ctc_loss: SymOps['CTCLoss'];
+
+  /**
+   * Number of stored values for a sparse tensor, including explicit zeros (CSR input).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _contrib_getnnz(
+    ...args:
+      | [params?: SymOptions<ContribGetnnzParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<ContribGetnnzParams>]
+  ): Symbol;
+
+  /**
+   * Group AdaGrad update (one learning rate per row): g = clip(rescale_grad*grad), history +=
+   * mean(g^2, axis=1, keepdims=True), weight -= lr*g/sqrt(history + epsilon). Weights are updated
+   * lazily (the rows in grad.indices) with a row_sparse gradient. Non-zero values for the weight decay
+   * option are not supported.
+   *
+   * Inputs: `weight`, `grad`, `history`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _contrib_group_adagrad_update(
+    ...args:
+      | [params: SymOptions<ContribGroupAdagradUpdateParams, 'weight' | 'grad' | 'history'>]
+      | [weight: Symbol, params: SymOptions<ContribGroupAdagradUpdateParams, 'grad' | 'history'>]
+      | [weight: Symbol, grad: Symbol, params: SymOptions<ContribGroupAdagradUpdateParams, 'history'>]
+      | [weight: Symbol, grad: Symbol, history: Symbol, params: SymOptions<ContribGroupAdagradUpdateParams>]
+  ): Symbol;
 
   /**
    * Alias of `_mp_adamw_update`: AdamW update (Adam with decoupled weight decay): m = beta1*m +
@@ -2168,8 +2226,39 @@ export interface SymOps {
       | [data: Symbol, params?: SymOptions<RpowerScalarParams>]
   ): Symbol;
 
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly _sparse_ElementWiseSum: SymOps['add_n'];
+
   /** Alias of `abs`: |x| */
   readonly _sparse_abs: SymOps['abs'];
+
+  /**
+   * AdaGrad update for row_sparse gradients: g = clip(rescale_grad*grad), history += g^2, weight -=
+   * lr*g/sqrt(history + epsilon), on the rows in grad.indices only. Non-zero values for the weight
+   * decay option are not supported.
+   *
+   * Inputs: `weight`, `grad`, `history`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _sparse_adagrad_update(
+    ...args:
+      | [params: SymOptions<SparseAdagradUpdateParams, 'weight' | 'grad' | 'history'>]
+      | [weight: Symbol, params: SymOptions<SparseAdagradUpdateParams, 'grad' | 'history'>]
+      | [weight: Symbol, grad: Symbol, params: SymOptions<SparseAdagradUpdateParams, 'history'>]
+      | [weight: Symbol, grad: Symbol, history: Symbol, params: SymOptions<SparseAdagradUpdateParams>]
+  ): Symbol;
+
+  /**
+   * Alias of `adam_update`: Adam update: g = clip(rescale_grad*grad + wd*weight), mean = beta1*mean +
+   * (1-beta1)*g, var = beta2*var + (1-beta2)*g^2, weight -= lr*mean/(sqrt(var) + epsilon). Bias
+   * correction is left to the caller (folded into lr). With a row_sparse grad, lazy_update and
+   * mean/var of the weight's storage type, only the rows in grad.indices are updated (w, mean and
+   * var).
+   */
+  readonly _sparse_adam_update: SymOps['adam_update'];
+
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly _sparse_add_n: SymOps['add_n'];
 
   /** Alias of `arccos`: inverse cosine */
   readonly _sparse_arccos: SymOps['arccos'];
@@ -2255,6 +2344,13 @@ export interface SymOps {
   /** Alias of `floor`: floor */
   readonly _sparse_floor: SymOps['floor'];
 
+  /**
+   * Alias of `ftrl_update`: FTRL-Proximal: g = clip(rescale_grad*grad), z += g - (sqrt(n + g^2) -
+   * sqrt(n))*weight/lr, n += g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| >
+   * lamda1). When weight, grad, z and n are all row_sparse, only the rows in grad.indices are updated.
+   */
+  readonly _sparse_ftrl_update: SymOps['ftrl_update'];
+
   /** Alias of `gamma`: gamma function */
   readonly _sparse_gamma: SymOps['gamma'];
 
@@ -2292,6 +2388,20 @@ export interface SymOps {
   /** Alias of `relu`: max(x, 0); NaN propagates */
   readonly _sparse_relu: SymOps['relu'];
 
+  /**
+   * Pick rows specified by user input index array from a row sparse matrix and save them in the output
+   * sparse matrix. retain(row_sparse, default) = row_sparse; other storage types are not supported.
+   *
+   * Inputs: `data`, `indices`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _sparse_retain(
+    ...args:
+      | [params?: SymOptions<{}, 'data' | 'indices'>]
+      | [data: Symbol, params?: SymOptions<{}, 'indices'>]
+      | [data: Symbol, indices: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
   /** Alias of `rint`: round to nearest; ties go to floor (MXNet rint: rint(1.5) = 1, rint(-1.5) = -2) */
   readonly _sparse_rint: SymOps['rint'];
 
@@ -2300,6 +2410,20 @@ export interface SymOps {
 
   /** Alias of `rsqrt`: 1/sqrt(x) */
   readonly _sparse_rsqrt: SymOps['rsqrt'];
+
+  /**
+   * Alias of `sgd_mom_update`: SGD with momentum: mom = momentum*mom - lr*wd*weight -
+   * lr*clip(rescale_grad*grad); weight += mom. With a row_sparse grad, lazy_update and mom of the
+   * weight's storage type, only the rows in grad.indices are updated (weight and mom).
+   */
+  readonly _sparse_sgd_mom_update: SymOps['sgd_mom_update'];
+
+  /**
+   * Alias of `sgd_update`: SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). With
+   * a row_sparse grad and lazy_update, only the rows in grad.indices are updated (weight decay
+   * included).
+   */
+  readonly _sparse_sgd_update: SymOps['sgd_update'];
 
   /** Alias of `sigmoid`: 1 / (1 + exp(-x)) */
   readonly _sparse_sigmoid: SymOps['sigmoid'];
@@ -2312,6 +2436,12 @@ export interface SymOps {
 
   /** Alias of `sinh`: hyperbolic sine */
   readonly _sparse_sinh: SymOps['sinh'];
+
+  /**
+   * Alias of `slice`: Slices a region of the array (begin/end/step per axis; None means the whole
+   * axis).
+   */
+  readonly _sparse_slice: SymOps['slice'];
 
   /** Alias of `softsign`: x / (1 + |x|) */
   readonly _sparse_softsign: SymOps['softsign'];
@@ -2341,12 +2471,30 @@ export interface SymOps {
   readonly _sparse_where: SymOps['where'];
 
   /**
+   * Alias of `zeros_like`: Return an array of zeros with the same shape, type and storage type as the
+   * input array.
+   */
+  readonly _sparse_zeros_like: SymOps['zeros_like'];
+
+  /**
    * Splits an array along an axis at the given boundary indices, or into `sections` equal parts.
    *
    * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
    */
   _split_v2(
     ...args: [params: SymOptions<SplitV2Params, 'data'>] | [data: Symbol, params: SymOptions<SplitV2Params>]
+  ): Symbol;
+
+  /**
+   * Computes the square sum of array elements over a given axis for row-sparse matrix (a fused square
+   * and sum whose gradient stays row_sparse).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _square_sum(
+    ...args:
+      | [params?: SymOptions<SquareSumParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<SquareSumParams>]
   ): Symbol;
 
   /** Alias of `elemwise_sub`: x - y, element-wise (identical shapes) */
@@ -2369,7 +2517,8 @@ export interface SymOps {
   /**
    * Adam update: g = clip(rescale_grad*grad + wd*weight), mean = beta1*mean + (1-beta1)*g, var =
    * beta2*var + (1-beta2)*g^2, weight -= lr*mean/(sqrt(var) + epsilon). Bias correction is left to the
-   * caller (folded into lr).
+   * caller (folded into lr). With a row_sparse grad, lazy_update and mean/var of the weight's storage
+   * type, only the rows in grad.indices are updated (w, mean and var).
    *
    * Inputs: `weight`, `grad`, `mean`, `var`, by position or by name; those left out become variables
    * `<name>_<input>`.
@@ -2951,7 +3100,8 @@ export interface SymOps {
 
   /**
    * FTRL-Proximal: g = clip(rescale_grad*grad), z += g - (sqrt(n + g^2) - sqrt(n))*weight/lr, n +=
-   * g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| > lamda1).
+   * g^2, weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) * (|z| > lamda1). When weight,
+   * grad, z and n are all row_sparse, only the rows in grad.indices are updated.
    *
    * Inputs: `weight`, `grad`, `z`, `n`, by position or by name; those left out become variables
    * `<name>_<input>`.
@@ -3462,6 +3612,8 @@ export interface SymOps {
 
   /**
    * SGD with momentum: mom = momentum*mom - lr*wd*weight - lr*clip(rescale_grad*grad); weight += mom.
+   * With a row_sparse grad, lazy_update and mom of the weight's storage type, only the rows in
+   * grad.indices are updated (weight and mom).
    *
    * Inputs: `weight`, `grad`, `mom`, by position or by name; those left out become variables
    * `<name>_<input>`.
@@ -3475,7 +3627,8 @@ export interface SymOps {
   ): Symbol;
 
   /**
-   * SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad).
+   * SGD update: weight = (1 - lr*wd)*weight - lr*clip(rescale_grad*grad). With a row_sparse grad and
+   * lazy_update, only the rows in grad.indices are updated (weight decay included).
    *
    * Inputs: `weight`, `grad`, by position or by name; those left out become variables
    * `<name>_<input>`.
