@@ -13,6 +13,14 @@
  * object is used as given. With a store, gradients are `pushpull`ed (reduced) and then either
  * updated here (`updateOnKvstore: false`) or by the store's copy of the optimizer, pulling the new
  * weights back (`updateOnKvstore`, the default where the store can run optimizers).
+ *
+ * Sparse parameters (MXNet 1.x): row_sparse gradients go to the optimizer's public update as they
+ * are (its fused ops update lazily or fall back to dense); with sparse gradients and dense weights a
+ * store only reduces gradients (MXNet forces `update_on_kvstore` off). A row_sparse weight needs the
+ * store to hold and update it (`updateOnKvstore: false` is MXNet's error); without a store the
+ * Trainer updates the full weight its Parameter holds, standing in for a local store, and
+ * `rowSparseData` reads the updated rows from there. Passing a KVStore with row_sparse weights is
+ * refused until stores provide `rowSparsePull` to the Parameter.
  */
 import { MXNetError, nodeBuiltin } from '@mx/base';
 import type { GradientCompressionParams, KVStore } from '@mx/kvstore';
@@ -68,6 +76,9 @@ export class Trainer {
   /** The store once the first step made it (undefined before, null when there is none). */
   #kv: KVStore | null | undefined;
   #updateOnKvstore = false;
+  /** Some parameter has a row_sparse weight / a sparse gradient (MXNet `_contains_sparse_*`). */
+  readonly #sparseWeight: boolean;
+  readonly #sparseGrad: boolean;
 
   /**
    * @param params the parameters to train, e.g. `net.collectParams()`.
@@ -94,7 +105,28 @@ export class Trainer {
       compression: options.compressionParams ?? null,
       updateOnKvstore: options.updateOnKvstore ?? null,
     };
-    if (typeof kv === 'string' && options.updateOnKvstore === true) {
+    const given = Array.isArray(params)
+      ? (params as readonly Parameter[])
+      : [...(params as ReadonlyMap<string, Parameter>).values()];
+    this.#sparseWeight = given.some((p) => (p as Partial<Parameter>)?.stype === 'row_sparse');
+    this.#sparseGrad = given.some((p) => {
+      const g = (p as Partial<Parameter>)?.gradStype;
+      return g !== undefined && g !== 'default';
+    });
+    if (this.#sparseWeight && options.updateOnKvstore === false) {
+      throw new MXNetError('Cannot set update_on_kvstore to False when sparse weights are present.', {
+        hint: 'leave updateOnKvstore unset: row_sparse weights are updated where they are held',
+      });
+    }
+    if (this.#sparseWeight && kv !== null && typeof kv !== 'string') {
+      throw new MXNetError(
+        'Trainer: row_sparse weights with a KVStore object need KVStore.rowSparsePull wired to Parameter.rowSparseData, which is not built yet',
+        {
+          hint: "pass kvstore 'device' (or null): the Trainer then updates the full weight the Parameter holds",
+        },
+      );
+    }
+    if (typeof kv === 'string' && options.updateOnKvstore === true && !this.#sparseWeight) {
       // a store name with one device per parameter makes no store (MXNet's _create_kvstore)
       throw new MXNetError(
         `Trainer: updateOnKvstore=true needs a kvstore, and '${kv}' makes none while every parameter is on one device`,
@@ -216,6 +248,8 @@ export class Trainer {
         }
         onKv = true;
       }
+      // MXNet: with sparse gradients (and dense weights) the weights are updated here.
+      if (this.#sparseGrad) onKv = false;
       if (onKv && !kv.isCapable('optimizer')) {
         if (updateOnKvstore === true) {
           throw new MXNetError(`Please set update_on_kvstore=False when training with ${kv.type}`);
@@ -259,7 +293,8 @@ export class Trainer {
     const todo: [number, Parameter, NDArray][] = [];
     this.params.forEach((p, i) => {
       if (p.gradReq === 'null') return;
-      const w = p.data();
+      // The array the gradient belongs to (a row_sparse weight's working copy).
+      const w = p.variableArray();
       const ag = w.runtime.autograd;
       if (!ag.isFreshGrad(w)) {
         if (ignoreStale) return;
@@ -277,7 +312,7 @@ export class Trainer {
   #apply(kv: KVStore | null, todo: readonly [number, Parameter, NDArray][]): void {
     const here = kv === null || !this.#updateOnKvstore;
     for (const [i, p, w] of todo) {
-      if (here) this.#updater(i, p.grad(), w);
+      if (here) this.#updater(i, p.grad(), p.updateArray());
       w.runtime.autograd.setFreshGrad(w, false);
     }
   }
@@ -300,7 +335,7 @@ export class Trainer {
       kv.loadOptimizerStates(bytes);
       return;
     }
-    const rt: Runtime | undefined = this.params.find((p) => p.isInitialized)?.data().runtime;
+    const rt: Runtime | undefined = this.params.find((p) => p.isInitialized)?.updateArray().runtime;
     this.#updater.setStates(bytes, rt);
   }
 }

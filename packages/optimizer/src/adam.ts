@@ -18,12 +18,13 @@ import {
   slot,
   type WeightInfo,
 } from './optimizer.js';
+import { fusedUpdate, LAZY_UPDATE_NOTE, type StateStorage, stateStorageOf } from './sparse.js';
 
 const beta = { min: 0, max: 1, maxExclusive: true } as const;
 
-/** Mean and variance in the weight's dtype. */
-function meanVar(w: WeightInfo): StateTemplate {
-  return [slot('mean', w.dtype), slot('var', w.dtype)];
+/** Mean and variance in the weight's dtype (and storage type, for Adam's lazy updates). */
+function meanVar(w: WeightInfo, stype: StateStorage = 'default'): StateTemplate {
+  return [slot('mean', w.dtype, { stype }), slot('var', w.dtype, { stype })];
 }
 
 function pair(state: OptimizerState): [NDArray, NDArray] {
@@ -38,7 +39,10 @@ export interface AdamOptions extends OptimizerOptions {
   readonly beta2?: number;
   /** Added to the square root of the second moment (default 1e-8). */
   readonly epsilon?: number;
-  /** Lazy updates for row_sparse gradients (default true; dense gradients always get the standard update). */
+  /**
+   * Lazy updates for row_sparse gradients (default true): only the gradient's rows of the weight,
+   * mean and var change. Dense gradients always get the standard update.
+   */
   readonly lazyUpdate?: boolean;
 }
 
@@ -62,14 +66,14 @@ export class Adam extends Optimizer {
   }
 
   protected stateTemplate(w: WeightInfo): StateTemplate {
-    return meanVar(w);
+    return meanVar(w, this.lazyUpdate ? stateStorageOf(w) : 'default');
   }
 
   protected step(index: ParamIndex, weight: NDArray, grad: NDArray, state: OptimizerState, nd: Nd): void {
     const t = this.updateCount(index);
     const lr = (this.getLr(index) * Math.sqrt(1 - this.beta2 ** t)) / (1 - this.beta1 ** t);
     const [mean, variance] = pair(state);
-    nd.adam_update(weight, grad, mean, variance, {
+    const p = {
       lr,
       wd: this.getWd(index),
       beta1: this.beta1,
@@ -78,8 +82,13 @@ export class Adam extends Optimizer {
       rescale_grad: this.rescaleGrad,
       ...this.fusedClip(),
       lazy_update: this.lazyUpdate,
-      out: weight,
-    });
+    };
+    if (grad.stype === 'row_sparse') {
+      // MXNet's storage inference notes every lazy update (mean and var of the weight's storage type).
+      if (this.lazyUpdate && mean.stype === weight.stype && weight.stype !== 'csr')
+        this.logOnce(LAZY_UPDATE_NOTE);
+      fusedUpdate(nd, 'adam_update', [weight, grad, mean, variance], p, weight);
+    } else nd.adam_update(weight, grad, mean, variance, { ...p, out: weight });
   }
 }
 

@@ -5,6 +5,10 @@
  * new values computed into temporaries and copied into the state and weight last (an op failing
  * midway writes nothing).
  *
+ * Row_sparse gradients (MXNet 1.x): AdaGrad updates with the fused `_sparse_adagrad_update`
+ * (which, as in MXNet, refuses wd ≠ 0), FTRL passes them to `ftrl_update`; both keep their states
+ * in the weight's storage type, as MXNet's `create_state` does.
+ *
  * One deliberate difference: MXNet 1.x creates these states with the default dtype (float32)
  * whatever the weight's, which breaks float64 weights; here they take the weight's dtype.
  */
@@ -18,6 +22,7 @@ import {
   slot,
   type WeightInfo,
 } from './optimizer.js';
+import { fusedUpdate, stateStorageOf } from './sparse.js';
 
 const decay = { min: 0, max: 1 } as const;
 
@@ -94,7 +99,10 @@ export interface AdaGradOptions extends OptimizerOptions {
 
 /**
  * AdaGrad (Duchi et al.), dense form of MXNet's Python: `g = clip(rescaleGrad*grad)`,
- * `history += g^2`, `w += (g/sqrt(history + eps) + wd*w) * -lr`. State: the history array.
+ * `history += g^2`, `w += (g/sqrt(history + eps) + wd*w) * -lr`. State: the history array, in the
+ * weight's storage type. A row_sparse gradient takes MXNet's sparse branch,
+ * `_sparse_adagrad_update` on its rows only (`history += g^2; w -= lr*g/sqrt(history + eps)`),
+ * which supports no weight decay: wd ≠ 0 is an MXNetError there, as in MXNet.
  */
 export class AdaGrad extends Optimizer {
   readonly eps: number;
@@ -105,7 +113,7 @@ export class AdaGrad extends Optimizer {
   }
 
   protected stateTemplate(w: WeightInfo): StateTemplate {
-    return slot('history', w.dtype);
+    return slot('history', w.dtype, { stype: stateStorageOf(w) });
   }
 
   protected step(index: ParamIndex, weight: NDArray, grad: NDArray, state: OptimizerState, nd: Nd): void {
@@ -113,6 +121,11 @@ export class AdaGrad extends Optimizer {
     const lr = this.getLr(index);
     const wd = this.getWd(index);
     const history = state as NDArray;
+    if (grad.stype === 'row_sparse') {
+      const p = { lr, wd, epsilon: this.eps, rescale_grad: this.rescaleGrad, ...this.fusedClip() };
+      fusedUpdate(nd, '_sparse_adagrad_update', [weight, grad, history], p, weight);
+      return;
+    }
     let g = nd._mul_scalar(grad, { scalar: this.rescaleGrad });
     if (this.clipGradient !== undefined)
       g = nd.clip(g, { a_min: -this.clipGradient, a_max: this.clipGradient });
@@ -189,9 +202,11 @@ function withoutLearningRate(options: FtrlOptions): FtrlOptions {
 }
 
 /**
- * FTRL-Proximal (McMahan et al.), `ftrl_update`: state `[z, n]`. Default learning rate 0.1. As in
- * MXNet, `learningRate` is kept by Ftrl rather than given to the base class, so it never overwrites
- * a scheduler's baseLr (with a scheduler, the scheduler's rate is used).
+ * FTRL-Proximal (McMahan et al.), `ftrl_update`: state `[z, n]`, in the weight's storage type.
+ * A row_sparse weight with a row_sparse gradient updates only the gradient's rows (MXNet's sparse
+ * kernel); a dense weight takes the standard update (MXNet's dense fallback). Default learning
+ * rate 0.1. As in MXNet, `learningRate` is kept by Ftrl rather than given to the base class, so it
+ * never overwrites a scheduler's baseLr (with a scheduler, the scheduler's rate is used).
  */
 export class Ftrl extends Optimizer {
   readonly lamda1: number;
@@ -206,7 +221,8 @@ export class Ftrl extends Optimizer {
   }
 
   protected stateTemplate(w: WeightInfo): StateTemplate {
-    return [slot('z', w.dtype), slot('n', w.dtype)];
+    const stype = stateStorageOf(w);
+    return [slot('z', w.dtype, { stype }), slot('n', w.dtype, { stype })];
   }
 
   protected step(index: ParamIndex, weight: NDArray, grad: NDArray, state: OptimizerState, nd: Nd): void {
@@ -214,14 +230,14 @@ export class Ftrl extends Optimizer {
     const wd = this.getWd(index);
     const lr = this.getLr(index);
     const [z, n] = state as readonly [NDArray, NDArray];
-    nd.ftrl_update(weight, grad, z, n, {
+    const p = {
       lr,
       wd,
       lamda1: this.lamda1,
       beta: this.beta,
       rescale_grad: this.rescaleGrad,
       ...this.fusedClip(),
-      out: weight,
-    });
+    };
+    fusedUpdate(nd, 'ftrl_update', [weight, grad, z, n], p, weight);
   }
 }

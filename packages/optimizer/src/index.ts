@@ -1,7 +1,8 @@
 /**
  * @mx/optimizer: MXNet's optimizers (SGD, NAG, Signum, LARS, Adam, AdamW, Adamax, Nadam, LAMB,
- * RMSProp, AdaGrad, AdaDelta, FTRL) over the fused update operators, the Updater that owns their
- * states, a registry to create them by name, and MXNet's learning-rate schedulers.
+ * RMSProp, AdaGrad, AdaDelta, FTRL, contrib's GroupAdaGrad) over the fused update operators, the
+ * Updater that owns their states, a registry to create them by name, and MXNet's learning-rate
+ * schedulers.
  */
 
 export {
@@ -27,6 +28,7 @@ export {
   type RMSPropOptions,
 } from './adaptive.js';
 export type { ParamIndex } from './checks.js';
+export { GroupAdaGrad, type GroupAdaGradOptions } from './group-adagrad.js';
 export {
   CosineScheduler,
   type CosineSchedulerOptions,
@@ -69,4 +71,5 @@ export {
   Signum,
   type SignumOptions,
 } from './sgd.js';
+export { LAZY_UPDATE_NOTE, type StateStorage } from './sparse.js';
 export { type GetStatesOptions, getUpdater, Updater, type UpdaterFunction } from './updater.js';

@@ -27,30 +27,24 @@ import {
   toIndexMap,
 } from './checks.js';
 import type { LRScheduler } from './lr-scheduler.js';
+import { zeroState } from './sparse.js';
+import {
+  type OptimizerState,
+  type ParamAttrs,
+  type StateSlot,
+  type StateTemplate,
+  slot,
+  type WeightInfo,
+} from './state-template.js';
 
-/** An optimizer state: none, an array, or a (nested) tuple of them, as MXNet's Python returns. */
-export type OptimizerState = NDArray | null | readonly OptimizerState[];
-
-/** One state array: its role and dtype; its shape is the weight's. */
-export interface StateSlot {
-  readonly name: string;
-  readonly dtype: DTypeName;
-}
-
-/** The layout `createState` allocates (zeros) and `update` checks. */
-export type StateTemplate = StateSlot | null | readonly StateTemplate[];
-
-/** What the optimizer reads of a Gluon parameter (MXNet `param_dict` values). */
-export interface ParamAttrs {
-  readonly lrMult: number;
-  readonly wdMult: number;
-}
-
-/** The shape and dtype of a weight (templates depend on nothing else). */
-export interface WeightInfo {
-  readonly shape: readonly number[];
-  readonly dtype: DTypeName;
-}
+export {
+  type OptimizerState,
+  type ParamAttrs,
+  type StateSlot,
+  type StateTemplate,
+  slot,
+  type WeightInfo,
+} from './state-template.js';
 
 /** Options every optimizer accepts (MXNet `Optimizer.__init__`, in camelCase). */
 export interface OptimizerOptions {
@@ -76,6 +70,11 @@ export interface OptimizerOptions {
   readonly multiPrecision?: boolean;
   /** The update count to start from (default 0). */
   readonly beginNumUpdate?: number;
+  /**
+   * Receives MXNet's log messages, each once per optimizer (the lazy-update note MXNet's storage
+   * inference logs for row_sparse gradients); default `console.warn`.
+   */
+  readonly log?: (message: string) => void;
 }
 
 /** Option keys of the base class. */
@@ -89,6 +88,7 @@ export const BASE_OPTION_KEYS: readonly string[] = Object.freeze([
   'paramDict',
   'multiPrecision',
   'beginNumUpdate',
+  'log',
 ]);
 
 /** How a subclass configures the base class. */
@@ -111,11 +111,6 @@ export interface OptimizerProgress {
 
 const FLOAT_TYPES: readonly DTypeName[] = ['float16', 'float32', 'float64', 'bfloat16'];
 
-/** A state slot (for templates). */
-export function slot(name: string, dtype: DTypeName): StateSlot {
-  return { name, dtype };
-}
-
 /** The base class of every optimizer. */
 export abstract class Optimizer {
   /** The optimizer's name in messages (MXNet's class name, e.g. `Adam`). */
@@ -130,6 +125,9 @@ export abstract class Optimizer {
   readonly idx2name: ReadonlyMap<ParamIndex, string>;
   /** Live multipliers by index (MXNet `param_dict`); a trainer may replace it. */
   paramDict: ReadonlyMap<ParamIndex, ParamAttrs>;
+  /** Where MXNet's log messages go (see `OptimizerOptions.log`). */
+  readonly log: (message: string) => void;
+  readonly #logged = new Set<string>();
   #rescaleGrad: number;
   #lr: number;
   #numUpdate: number;
@@ -169,6 +167,12 @@ export abstract class Optimizer {
       }
     }
     this.paramDict = options.paramDict ?? new Map();
+    if (options.log !== undefined && typeof options.log !== 'function') {
+      throw new MXNetError(`option log must be a function (message) => void, got ${typeof options.log}`, {
+        op,
+      });
+    }
+    this.log = options.log ?? ((m: string) => console.warn(m));
     this.setLrMult({});
     this.setWdMult({});
   }
@@ -288,6 +292,13 @@ export abstract class Optimizer {
     return this.wd * this.#mult(this.#wdMult, 'wdMult', index);
   }
 
+  /** Log `message` unless this optimizer logged it before (MXNet's `LogOnce`). */
+  protected logOnce(message: string): void {
+    if (this.#logged.has(message)) return;
+    this.#logged.add(message);
+    this.log(message);
+  }
+
   /** `{ clip_gradient }` for a fused op when clipping is on (MXNet passes it when truthy). */
   protected fusedClip(): { clip_gradient?: number } {
     return this.clipGradient ? { clip_gradient: this.clipGradient } : {};
@@ -384,12 +395,13 @@ export abstract class Optimizer {
     const s = t as StateSlot;
     const rt = weight.runtime;
     const { nd } = rt;
+    const shape = s.shape ?? weight.shape;
     const opts = { ctx: weight.ctx };
     // float16 creation may not exist on a backend: cast float32 zeros.
     const z =
       s.dtype === 'float16' || s.dtype === 'bfloat16'
-        ? nd.scopeSync(() => nd.Cast(nd.zeros(weight.shape, opts), { dtype: s.dtype }))
-        : nd.zeros(weight.shape, { ...opts, dtype: s.dtype });
+        ? nd.scopeSync(() => nd.Cast(nd.zeros(shape, opts), { dtype: s.dtype }))
+        : zeroState(nd, shape, s.dtype, weight.ctx, s.stype ?? 'default');
     return rt.keep(z);
   }
 
@@ -557,9 +569,10 @@ export abstract class Optimizer {
       throw new MXNetError(`${pname}: ${where} should be an NDArray, got ${describeValue(s)}`, { op });
     }
     if (s.isDisposed) throw new MXNetError(`${pname}: ${where} is disposed`, { op });
-    if (!shapesEqual(s.shape, weight.shape)) {
+    const want = slotT.shape ?? weight.shape;
+    if (!shapesEqual(s.shape, want)) {
       throw new MXNetError(
-        `${pname}: ${where} has shape ${shapeToString(s.shape)} but the weight has shape ${shapeToString(weight.shape)}`,
+        `${pname}: ${where} has shape ${shapeToString(s.shape)} but ${slotT.shape === undefined ? 'the weight has' : 'it needs'} shape ${shapeToString(want)}`,
         { op, shapes: [weight.shape, s.shape], hint: 'create the state for this weight with createState' },
       );
     }

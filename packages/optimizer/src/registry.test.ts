@@ -34,7 +34,7 @@ class Ascent extends Optimizer {
 }
 
 describe('OptimizerRegistry', () => {
-  it('holds the thirteen built-ins under their MXNet names', () => {
+  it('holds the fourteen built-ins under their MXNet names', () => {
     expect(builtinRegistry().names).toEqual([
       'adadelta',
       'adagrad',
@@ -42,6 +42,7 @@ describe('OptimizerRegistry', () => {
       'adamax',
       'adamw',
       'ftrl',
+      'groupadagrad',
       'lamb',
       'lars',
       'nadam',
@@ -67,7 +68,7 @@ describe('OptimizerRegistry', () => {
     expect(make).toThrow(MXNetError);
     expect(make).toThrow(/Cannot find optimizer adamm/);
     expect(make).toThrow(
-      /known optimizers: adadelta, adagrad, adam, adamax, adamw, ftrl, lamb, lars, nadam, nag, rmsprop, sgd, signum/,
+      /known optimizers: adadelta, adagrad, adam, adamax, adamw, ftrl, groupadagrad, lamb, lars, nadam, nag, rmsprop, sgd, signum/,
     );
   });
 

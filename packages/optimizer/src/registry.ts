@@ -1,13 +1,14 @@
 /**
  * Optimizers by name (MXNet `Optimizer.register` / `mx.optimizer.create`). MXNet keeps one
  * process-wide registry; here a registry is an object, `builtinRegistry()` returns a fresh one with
- * the thirteen built-ins, and `createOptimizer(name, options, registry)` uses a fresh built-in
+ * the fourteen built-ins (MXNet 1.x's thirteen and contrib's GroupAdaGrad), and `createOptimizer(name, options, registry)` uses a fresh built-in
  * registry unless given one, so nothing is shared between callers and there is no module state.
  * Names are case-insensitive, as in MXNet (registered lowercased).
  */
 import { MXNetError } from '@mx/base';
 import { Adam, Adamax, AdamW, LAMB, Nadam } from './adam.js';
 import { AdaDelta, AdaGrad, Ftrl, RMSProp } from './adaptive.js';
+import { GroupAdaGrad } from './group-adagrad.js';
 import type { Optimizer } from './optimizer.js';
 import { LARS, NAG, SGD, Signum } from './sgd.js';
 
@@ -80,7 +81,8 @@ export function builtinRegistry(): OptimizerRegistry {
     .register('rmsprop', RMSProp)
     .register('adagrad', AdaGrad)
     .register('adadelta', AdaDelta)
-    .register('ftrl', Ftrl);
+    .register('ftrl', Ftrl)
+    .register('groupadagrad', GroupAdaGrad);
 }
 
 /** `mx.optimizer.create(name, **kwargs)`: an optimizer by name from `registry` (default: the built-ins). */

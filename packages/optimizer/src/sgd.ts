@@ -4,6 +4,10 @@
  * `signum_update`) called with `out: weight`, exactly as MXNet's Python calls them, including which
  * keyword arguments it leaves out (momentum when 0, clip_gradient when 0 or unset).
  *
+ * Row_sparse gradients (MXNet 1.x): SGD passes them to the fused ops with `lazy_update`; its
+ * momentum is row_sparse for a row_sparse weight when `lazyUpdate` (else dense, which makes the
+ * update standard), and MXNet's lazy-update note is logged when the op would log it.
+ *
  * LARS has no fused single-weight op in MXNet: its 1.x code reads the weight and gradient norms back
  * to the host. Here the layer-wise rate `lr * eta * |w| / (|g| * rescale + wd * |w| + eps)` (MXNet's
  * `multi_lars` kernel) is a one-element array computed on the device, and the momentum update is
@@ -19,13 +23,17 @@ import {
   slot,
   type WeightInfo,
 } from './optimizer.js';
+import { fusedUpdate, LAZY_UPDATE_NOTE, stateStorageOf } from './sparse.js';
 
 const unit = { min: 0, max: 1 } as const;
 
 export interface SGDOptions extends OptimizerOptions {
   /** Momentum (default 0: no state). */
   readonly momentum?: number;
-  /** Lazy updates for row_sparse gradients (default true; dense gradients always get the standard update). */
+  /**
+   * Lazy updates for row_sparse gradients (default true): only the gradient's rows of the weight
+   * and momentum change, weight decay included. Dense gradients always get the standard update.
+   */
   readonly lazyUpdate?: boolean;
 }
 
@@ -49,7 +57,8 @@ export class SGD extends Optimizer {
   }
 
   protected stateTemplate(w: WeightInfo): StateTemplate {
-    return this.momentum !== 0 ? slot('momentum', w.dtype) : null;
+    if (this.momentum === 0) return null;
+    return slot('momentum', w.dtype, { stype: this.lazyUpdate ? stateStorageOf(w) : 'default' });
   }
 
   #params(index: ParamIndex) {
@@ -64,9 +73,18 @@ export class SGD extends Optimizer {
   }
 
   protected step(index: ParamIndex, weight: NDArray, grad: NDArray, state: OptimizerState, nd: Nd): void {
-    const p = { ...this.#params(index), lazy_update: this.lazyUpdate, out: weight };
-    if (state !== null) nd.sgd_mom_update(weight, grad, state as NDArray, p);
-    else nd.sgd_update(weight, grad, p);
+    const p = { ...this.#params(index), lazy_update: this.lazyUpdate };
+    if (grad.stype === 'row_sparse') {
+      // MXNet's storage inference: sgd_update notes a lazy update with wd != 0, sgd_mom_update
+      // any lazy update (the momentum has the weight's storage type).
+      const lazy = state === null ? p.wd !== 0 : (state as NDArray).stype === weight.stype;
+      if (this.lazyUpdate && lazy && weight.stype !== 'csr') this.logOnce(LAZY_UPDATE_NOTE);
+      const inputs = state === null ? [weight, grad] : [weight, grad, state as NDArray];
+      fusedUpdate(nd, state === null ? 'sgd_update' : 'sgd_mom_update', inputs, p, weight);
+      return;
+    }
+    if (state !== null) nd.sgd_mom_update(weight, grad, state as NDArray, { ...p, out: weight });
+    else nd.sgd_update(weight, grad, { ...p, out: weight });
   }
 
   protected override stepMultiPrecision(
@@ -220,7 +238,8 @@ export class LARS extends Optimizer {
   }
 
   protected stateTemplate(w: WeightInfo): StateTemplate {
-    return this.momentum !== 0 ? slot('momentum', w.dtype) : null;
+    if (this.momentum === 0) return null;
+    return slot('momentum', w.dtype, { stype: this.lazyUpdate ? stateStorageOf(w) : 'default' });
   }
 
   protected step(index: ParamIndex, weight: NDArray, grad: NDArray, state: OptimizerState, nd: Nd): void {
@@ -242,10 +261,9 @@ export class LARS extends Optimizer {
         ...(momentum > 0 ? { momentum } : {}),
         ...this.fusedClip(),
         lazy_update: this.lazyUpdate,
-        out: weight,
       };
-      if (state !== null) nd.sgd_mom_update(weight, grad, state as NDArray, p);
-      else nd.sgd_update(weight, grad, p);
+      const inputs = state !== null ? [weight, grad, state as NDArray] : [weight, grad];
+      fusedUpdate(nd, state !== null ? 'sgd_mom_update' : 'sgd_update', inputs, p, weight);
       return;
     }
     // The layer-wise rate as a (1,) float32 array (multi_lars), broadcast over the weight.

@@ -230,7 +230,8 @@ export abstract class Block {
     for (const [name, p] of params) {
       if (options.deduplicate && seen.has(p)) continue;
       seen.add(p);
-      const d = p.data();
+      // A row_sparse weight has no data() (MXNet's rule); its full value is the update array.
+      const d = p.stype === 'default' ? p.data() : p.updateArray();
       rt ??= d.runtime;
       arrays[name] = d;
     }

@@ -8,9 +8,18 @@
  * initialization, which MXNet uses for unknown shapes, is used for an unknown runtime too). The
  * data is kept out of every `nd.scope`, so a parameter created in a tutorial loop's scope survives
  * it; `dispose()` releases it. One device per parameter for now: the KVStore issue adds lists.
+ *
+ * Storage types (MXNet 1.x `stype` / `grad_stype`): `gradStype` 'row_sparse' or 'csr' attaches a
+ * sparse gradient buffer (`attachGrad({ stype })`), which backward fills with that storage type and
+ * `zeroGrad` empties. A 'row_sparse' weight (`stype`) is MXNet's kvstore-held weight: `data()`
+ * refuses it and `rowSparseData(rowIds)` fills the parameter's working copy (a RowSparseNDArray
+ * with the gradient attached) with the requested rows. MXNet pulls those rows from the Trainer's
+ * KVStore; without a store the full weight is held here (dense, as a local store holds it) and the
+ * rows are retained from it directly, and the Trainer updates that full weight.
  */
 import { type Context, type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { GradReq, NDArray, Runtime } from '@mx/ndarray';
+import type { StorageType } from '@mx/ops';
 import { InitDesc } from '../init/desc.js';
 import { type Initializer, Initializer as InitializerBase } from '../init/initializer.js';
 import { Uniform } from '../init/random-inits.js';
@@ -30,7 +39,13 @@ export interface ParameterOptions {
   readonly allowDeferredInit?: boolean;
   /** False for running statistics and constants: no gradient is ever attached. */
   readonly differentiable?: boolean;
+  /** Storage type of the weight (MXNet `stype`): 'default' or 'row_sparse' (see `rowSparseData`). */
+  readonly stype?: StorageType;
+  /** Storage type of the gradient buffer (MXNet `grad_stype`): 'default', 'row_sparse' or 'csr'. */
+  readonly gradStype?: StorageType;
 }
+
+const STYPES: readonly string[] = ['default', 'row_sparse', 'csr'];
 
 export interface ParameterInitOptions {
   /** Initializer for parameters with no `init` of their own (default MXNet's Uniform(0.07)). */
@@ -65,10 +80,17 @@ export class Parameter {
   init: ParamInitializer | string | undefined;
   readonly allowDeferredInit: boolean;
   readonly differentiable: boolean;
+  /** Storage type of the weight (MXNet `_stype`). */
+  readonly stype: StorageType;
+  /** Storage type of the gradient (MXNet `_grad_stype`). */
+  readonly gradStype: StorageType;
   #shape: number[] | undefined;
   #dtype: DTypeName;
   #gradReq: GradReq;
+  /** The data; for a row_sparse weight, the full weight (dense: the local store's copy). */
   #data: NDArray | undefined;
+  /** A row_sparse weight's working copy: the rows `rowSparseData` retained, with the gradient. */
+  #rows: NDArray | undefined;
   #pending: Pending | undefined;
 
   constructor(name = 'weight', options: ParameterOptions = {}) {
@@ -83,6 +105,26 @@ export class Parameter {
     this.wdMult = options.wdMult ?? 1;
     this.init = options.init;
     this.allowDeferredInit = options.allowDeferredInit ?? false;
+    const stype = options.stype ?? 'default';
+    const gradStype = options.gradStype ?? 'default';
+    for (const [what, v] of [
+      ['grad_stype', gradStype],
+      ['stype', stype],
+    ] as const) {
+      if (!STYPES.includes(v)) {
+        throw new MXNetError(
+          `${what} for Parameter '${name}' must be one of 'default', 'row_sparse', or 'csr', but got '${String(v)}'`,
+        );
+      }
+    }
+    if (stype === 'csr') {
+      // MXNet accepts it, but neither data() nor row_sparse_data() can then read the weight.
+      throw new MXNetError(`Parameter '${name}': csr weights are not supported (stype='csr')`, {
+        hint: "use stype 'row_sparse' (read with rowSparseData) or 'default'",
+      });
+    }
+    this.stype = stype;
+    this.gradStype = gradStype;
   }
 
   toString(): string {
@@ -130,7 +172,8 @@ export class Parameter {
     if (!this.differentiable) req = 'null';
     if (req === this.#gradReq) return;
     this.#gradReq = req;
-    if (this.#data !== undefined) this.#attachGrad(this.#data);
+    const v = this.#variable();
+    if (v !== undefined) this.#attachGrad(v);
   }
 
   /** Whether data exists (initialized, not pending). */
@@ -185,15 +228,38 @@ export class Parameter {
       arr.dispose();
       throw e;
     }
+    this.#adopt(arr);
+  }
+
+  /** Makes `arr` (kept, dense) the data, with the working copy of a row_sparse weight and the gradient. */
+  #adopt(arr: NDArray): void {
+    let rows: NDArray | undefined;
+    try {
+      if (this.stype === 'row_sparse') {
+        const rt = arr.runtime;
+        rows = rt.keep(rt.nd.sparse.zeros('row_sparse', arr.shape, { dtype: arr.dtype, ctx: arr.ctx }));
+      }
+      this.#attachGrad(rows ?? arr);
+    } catch (e) {
+      arr.dispose();
+      rows?.dispose();
+      throw e;
+    }
     this.#data?.dispose();
+    this.#rows?.dispose();
     this.#data = arr;
+    this.#rows = rows;
     this.#pending = undefined;
-    this.#attachGrad(arr);
+  }
+
+  /** The array autograd sees: the data, or a row_sparse weight's working copy. */
+  #variable(): NDArray | undefined {
+    return this.stype === 'row_sparse' ? this.#rows : this.#data;
   }
 
   #attachGrad(arr: NDArray): void {
-    if (this.#gradReq !== 'null') arr.attachGrad(this.#gradReq);
-    else if (arr.grad !== undefined) arr.attachGrad('null');
+    if (this.#gradReq !== 'null') arr.attachGrad({ gradReq: this.#gradReq, stype: this.gradStype });
+    else if (arr.grad !== undefined) arr.attachGrad({ gradReq: 'null', stype: this.gradStype });
   }
 
   #uninitialized(what: string): never {
@@ -208,8 +274,17 @@ export class Parameter {
     );
   }
 
-  /** The data (MXNet `data(ctx)`); throws DeferredInitializationError before the first forward. */
+  /**
+   * The data (MXNet `data(ctx)`); throws DeferredInitializationError before the first forward, and
+   * MXNet's error for a row_sparse weight (read it with `rowSparseData`).
+   */
   data(ctx?: Context): NDArray {
+    if (this.stype !== 'default') {
+      throw new MXNetError(
+        `Cannot return a copy of Parameter '${this.name}' on ctx ${ctx ?? 'None'} via data() because its storage type is ${this.stype}. Please use row_sparse_data() instead.`,
+        { hint: 'use rowSparseData(rowIds)' },
+      );
+    }
     const d = this.#data;
     if (d === undefined) return this.#uninitialized('data');
     if (ctx !== undefined && d.ctx !== ctx) {
@@ -222,12 +297,65 @@ export class Parameter {
 
   /** The data on every device (one today). */
   listData(): NDArray[] {
+    if (this.stype !== 'default') {
+      throw new MXNetError(
+        `Cannot return copies of Parameter '${this.name}' on all contexts via list_data() because its storage type is ${this.stype}. Please use row_sparse_data() instead.`,
+        { hint: 'use rowSparseData(rowIds)' },
+      );
+    }
     return [this.data()];
   }
 
-  /** The gradient buffer; MXNet's error when gradReq is 'null'. */
+  /**
+   * A row_sparse weight holding only the rows in `rowIds` (MXNet `row_sparse_data`; ids may repeat
+   * and come in any order, as in `row_sparse_pull`). The result is the parameter's working copy,
+   * refilled by each call and carrying the gradient: use it in the forward pass and do not dispose
+   * it. The rows are retained from the full weight held here (MXNet pulls them from the Trainer's
+   * KVStore); ids outside [0, rows) fail the copy (reading it rejects).
+   */
+  rowSparseData(rowIds: NDArray): NDArray {
+    if (this.stype !== 'row_sparse') {
+      throw new MXNetError(
+        `Cannot return a copy of Parameter ${this.name} via row_sparse_data() because its storage type is ${this.stype}. Please use data() instead.`,
+        { hint: 'use data()' },
+      );
+    }
+    if (
+      rowIds === null ||
+      typeof rowIds !== 'object' ||
+      typeof (rowIds as NDArray).checkLive !== 'function'
+    ) {
+      throw new MXNetError(`row_id must have NDArray type, but ${typeof rowIds} is given`, {
+        op: 'rowSparseData',
+      });
+    }
+    rowIds.checkLive('rowSparseData');
+    const full = this.#data;
+    const rows = this.#rows;
+    if (full === undefined || rows === undefined) return this.#uninitialized('rowSparseData');
+    retainRows(full, rowIds, rows);
+    return rows;
+  }
+
+  /** @internal The array autograd records for this parameter: the data, or a row_sparse weight's working copy. */
+  variableArray(): NDArray {
+    return this.#variable() ?? this.#uninitialized('variableArray');
+  }
+
+  /** @internal What the optimizer updates: the data (for a row_sparse weight, the full weight held here). */
+  updateArray(): NDArray {
+    return this.#data ?? this.#uninitialized('updateArray');
+  }
+
+  /** The gradient buffer (row_sparse or csr with such a `gradStype`); MXNet's error when gradReq is 'null'. */
   grad(ctx?: Context): NDArray {
-    const d = this.data(ctx);
+    const d = this.#variable();
+    if (d === undefined) return this.#uninitialized('grad');
+    if (ctx !== undefined && d.ctx !== ctx) {
+      throw new MXNetError(
+        `Parameter '${this.name}' was not initialized on context ${ctx}. It was only initialized on ${d.ctx}.`,
+      );
+    }
     const g = d.grad;
     if (g === undefined || this.#gradReq === 'null') {
       throw new MXNetError(`Cannot get gradient array for Parameter '${this.name}' because grad_req='null'`, {
@@ -243,7 +371,7 @@ export class Parameter {
 
   /** The device of the data. */
   listCtx(): Context[] {
-    return [this.data().ctx];
+    return [(this.#data ?? this.#uninitialized('listCtx')).ctx];
   }
 
   /**
@@ -260,10 +388,9 @@ export class Parameter {
           { dtypes: [this.#dtype, value.dtype], hint: 'cast the value or the parameter first' },
         );
       }
-      const arr = value.runtime.keep(value.copyTo(value.ctx));
-      this.#data = arr;
-      this.#pending = undefined;
-      this.#attachGrad(arr);
+      this.#adopt(
+        value.runtime.keep(value.stype === 'default' ? value.copyTo(value.ctx) : value.tostype('default')),
+      );
       return;
     }
     if (value.shape.length !== cur.shape.length || value.shape.some((d, i) => d !== cur.shape[i])) {
@@ -273,17 +400,33 @@ export class Parameter {
       );
     }
     if (value.dtype === cur.dtype) value.copyTo(cur);
-    else {
+    else if (value.stype !== 'default') {
+      throw new MXNetError(`Parameter '${this.name}': set_data with a ${value.stype} ${value.dtype} value`, {
+        dtypes: [cur.dtype, value.dtype],
+        hint: `cast it first: value.astype('${cur.dtype}')`,
+      });
+    } else {
       const cast = value.astype(cur.dtype);
       cast.copyTo(cur);
       cast.dispose();
     }
   }
 
-  /** Zeroes the gradient (no-op for gradReq 'null'). */
+  /** Zeroes the gradient (no-op for gradReq 'null'); a sparse gradient becomes empty (no stored rows), as in MXNet. */
   zeroGrad(): void {
-    const g = this.#data?.grad;
-    if (g !== undefined) g.runtime.nd.zeros_like(g, { out: g });
+    const g = this.#variable()?.grad;
+    if (g === undefined) return;
+    const nd = g.runtime.nd;
+    if (g.stype === 'default') {
+      nd.zeros_like(g, { out: g });
+      return;
+    }
+    const empty = nd.sparse.zeros(g.stype as 'row_sparse', g.shape, { dtype: g.dtype, ctx: g.ctx });
+    try {
+      empty.copyTo(g);
+    } finally {
+      empty.dispose();
+    }
   }
 
   /** Casts data and gradient to `dtype` (MXNet `cast`). */
@@ -291,16 +434,15 @@ export class Parameter {
     this.#dtype = dtype;
     const d = this.#data;
     if (d === undefined || d.dtype === dtype) return;
-    const next = d.runtime.keep(d.astype(dtype));
-    d.dispose();
-    this.#data = next;
-    this.#attachGrad(next);
+    this.#adopt(d.runtime.keep(d.astype(dtype)));
   }
 
   /** Releases data and gradient; the parameter returns to uninitialized. */
   dispose(): void {
     this.#data?.dispose();
+    this.#rows?.dispose();
     this.#data = undefined;
+    this.#rows = undefined;
     this.#pending = undefined;
   }
 }
@@ -344,4 +486,36 @@ class ValuesInit extends InitializerBase {
       src.dispose();
     } else (v as NDArray).copyTo(arr);
   }
+}
+
+/**
+ * Writes the rows of `full` (dense) named by `rowIds` into the row_sparse `out` (the local stand-in
+ * for MXNet's `row_sparse_pull`), asynchronously and unrecorded: each id counts 1 at its row
+ * (`_backward_Embedding` with sparse_grad, which also refuses ids outside the rows), the indicator
+ * of the counted rows masks the weight, and the cast keeps the rows holding a nonzero — so a
+ * requested row whose values are all zero is not stored, which reads the same.
+ */
+function retainRows(full: NDArray, rowIds: NDArray, out: NDArray): void {
+  const rt = full.runtime;
+  const n = full.shape[0] as number;
+  rt.autograd.pause(() => {
+    const temps: NDArray[] = [];
+    const t = <A extends NDArray>(a: A): A => {
+      temps.push(a);
+      return a;
+    };
+    try {
+      const ids =
+        rowIds.stype === 'default' ? rowIds.reshape([-1]) : t(rowIds.tostype('default')).reshape([-1]);
+      temps.push(ids);
+      const ones = t(rt.nd.ones([ids.size, 1], { dtype: full.dtype, ctx: full.ctx }));
+      const params = { input_dim: n, output_dim: 1, dtype: full.dtype, sparse_grad: true };
+      const counts = t(rt.invoke('_backward_Embedding', [ones, ids], params)[0] as NDArray);
+      const mask = t(t(counts.tostype('default')).clip(0, 1));
+      const kept = t(rt.invoke('broadcast_mul', [t(full.reshape([n, -1])), mask])[0] as NDArray);
+      rt.invoke('cast_storage', [t(kept.reshape(full.shape))], { stype: 'row_sparse' }, { out });
+    } finally {
+      for (const a of temps) a.dispose();
+    }
+  });
 }

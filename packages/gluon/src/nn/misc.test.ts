@@ -108,12 +108,11 @@ describe('layers against PyTorch / NumPy', () => {
 });
 
 describe('argument and input checks', () => {
-  it('Embedding prints like MXNet and refuses sparse gradients', () => {
+  it('Embedding prints like MXNet; sparseGrad gives the weight a row_sparse gradient', () => {
     expect(String(new Embedding(10, 4))).toBe('Embedding(10 -> 4, float32)');
     expect(new Embedding(10, 4, { dtype: 'float64' }).weight.dtype).toBe('float64');
-    expect(catchErr(() => new Embedding(10, 4, { sparseGrad: true }))).toContain(
-      'sparse gradients are not supported',
-    );
+    expect(new Embedding(10, 4, { sparseGrad: true }).weight.gradStype).toBe('row_sparse');
+    expect(new Embedding(10, 4).weight.gradStype).toBe('default');
   });
 
   it('pixel shuffles and padding name the layer for inputs they cannot take', async () => {

@@ -20,7 +20,10 @@ export interface EmbeddingOptions {
   /** Weight dtype (default float32). */
   readonly dtype?: EmbeddingDType;
   readonly weightInitializer?: ParamInitializer | string;
-  /** Row-sparse gradient: not supported by Gluon 2.0 (an error, as in MXNet). */
+  /**
+   * Row-sparse weight gradient (MXNet 1.x `sparse_grad`): the weight's gradient is a
+   * RowSparseNDArray holding only the rows the batch used (the weight's `gradStype` is 'row_sparse').
+   */
   readonly sparseGrad?: boolean;
 }
 
@@ -29,25 +32,23 @@ export class Embedding extends HybridBlock {
   readonly inputDim: number;
   readonly outputDim: number;
   readonly dtype: EmbeddingDType;
+  readonly sparseGrad: boolean;
   readonly weight: Parameter;
 
   constructor(inputDim: number, outputDim: number, options: EmbeddingOptions = {}) {
     super();
     checkPositive('Embedding', 'inputDim', inputDim);
     checkPositive('Embedding', 'outputDim', outputDim);
-    if (options.sparseGrad) {
-      throw new MXNetError('Embedding: sparse gradients are not supported in Gluon 2.0 (sparseGrad)', {
-        hint: 'drop sparseGrad; the gradient of the weight is dense',
-      });
-    }
     this.inputDim = inputDim;
     this.outputDim = outputDim;
     this.dtype = options.dtype ?? 'float32';
+    this.sparseGrad = options.sparseGrad ?? false;
     this.weight = new Parameter('weight', {
       shape: [inputDim, outputDim],
       dtype: this.dtype,
       init: options.weightInitializer,
       allowDeferredInit: true,
+      gradStype: this.sparseGrad ? 'row_sparse' : 'default',
     });
   }
 
@@ -56,7 +57,7 @@ export class Embedding extends HybridBlock {
       input_dim: this.inputDim,
       output_dim: this.outputDim,
       dtype: this.dtype,
-      sparse_grad: false,
+      sparse_grad: this.sparseGrad,
     });
   }
 
