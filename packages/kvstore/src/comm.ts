@@ -18,6 +18,11 @@
  * - With gradient compression (CommDevice only, MXNet's `ReduceCompressed`): each value is quantized
  *   on its own device with its own residual, the packed array copied to the merge device,
  *   dequantized there, and the parts summed — also for a single value.
+ * - Row_sparse values (MXNet's ReduceRowSparse / sparse ElementwiseSum) are summed into a
+ *   row_sparse buffer on the host (cpu(0) where served, else the first value's device) — also a
+ *   single value, as MXNet's CommCPU copies it there — with the union of their rows
+ *   (sparse/rsp-ops.ts). Difference: CommDevice sums them there too (not on a merge device), so a
+ *   row_sparse key's sum and its stored value share one device. Not with gradient compression.
  *
  * The comm owns its buffers (merge, copy, residual and packed arrays) and frees them in `dispose`.
  */
@@ -26,6 +31,7 @@ import type { NDArray, Runtime } from '@mx/ndarray';
 import { CompressionOps } from './compression/ops.js';
 import type { GradientCompression } from './compression/params.js';
 import { compressedSize } from './compression/quantize.js';
+import { RowSparseOps } from './sparse/rsp-ops.js';
 
 /** What a comm knows about a key (MXNet `Comm::Init`). */
 export interface CommKey {
@@ -45,6 +51,8 @@ interface CompressedSlot {
 interface KeyBuffers {
   readonly attrs: CommKey;
   merged: NDArray | undefined;
+  /** The row_sparse sum (on the host), once a row_sparse push came. */
+  rsp: NDArray | undefined;
   /** Copies of values from other devices, by value position. */
   readonly copies: Map<number, NDArray>;
   readonly compressed: Map<number, CompressedSlot>;
@@ -56,6 +64,7 @@ export abstract class Comm {
   readonly #keys = new Map<number, KeyBuffers>();
   #compression: GradientCompression | undefined;
   #ops: CompressionOps | undefined;
+  #rspOps: RowSparseOps | undefined;
 
   constructor(runtime: Runtime) {
     this.runtime = runtime;
@@ -63,7 +72,13 @@ export abstract class Comm {
 
   /** Declare a key (MXNet `Init`); buffers are made on first use. */
   init(key: number, attrs: CommKey): void {
-    this.#keys.set(key, { attrs, merged: undefined, copies: new Map(), compressed: new Map() });
+    this.#keys.set(key, {
+      attrs,
+      merged: undefined,
+      rsp: undefined,
+      copies: new Map(),
+      compressed: new Map(),
+    });
   }
 
   /** Compress pushes from now on (undefined: stop). A new setting starts from zero residuals. */
@@ -84,6 +99,15 @@ export abstract class Comm {
   checkReduce(key: number, values: readonly NDArray[], describeKey: string): void {
     const gc = this.#compression;
     if (gc === undefined) return;
+    if (values.some((v) => v.stype === 'row_sparse')) {
+      throw new MXNetError(
+        `Gradient compression for row sparse storage type is not supported (key ${describeKey})`,
+        {
+          op: 'KVStore.push',
+          hint: 'push dense gradients, or create the store without gradient compression',
+        },
+      );
+    }
     const b = this.#buffers(key);
     values.forEach((v, i) => {
       if (v.dtype !== 'float32') {
@@ -120,6 +144,7 @@ export abstract class Comm {
    */
   reduce(key: number, values: readonly NDArray[]): NDArray {
     const b = this.#buffers(key);
+    if ((values[0] as NDArray).stype === 'row_sparse') return this.#reduceRowSparse(b, values);
     if (this.#compression !== undefined) return this.#reduceCompressed(key, b, values, this.#compression);
     if (values.length === 1) return values[0] as NDArray;
     const merged = this.#merged(key, b, values);
@@ -143,6 +168,8 @@ export abstract class Comm {
     for (const b of this.#keys.values()) {
       b.merged?.dispose();
       b.merged = undefined;
+      b.rsp?.dispose();
+      b.rsp = undefined;
       for (const a of b.copies.values()) a.dispose();
       b.copies.clear();
       Comm.#freeCompressed(b);
@@ -181,6 +208,29 @@ export abstract class Comm {
       if (kb.merged === undefined) kb.merged = this.#alloc(kb.attrs.shape, kb.attrs.dtype, ctx);
     }
     return b.merged as unknown as NDArray;
+  }
+
+  /** The row_sparse sum of `values` in the key's host buffer (made on first use). */
+  #reduceRowSparse(b: KeyBuffers, values: readonly NDArray[]): NDArray {
+    const ctx = this.#rowSparseHome((values[0] as NDArray).ctx);
+    if (b.rsp === undefined || b.rsp.ctx !== ctx) {
+      b.rsp?.dispose();
+      const { shape, dtype } = b.attrs;
+      b.rsp = this.runtime.keep(this.runtime.nd.sparse.zeros('row_sparse', shape, { dtype, ctx }));
+    }
+    this.#rspOps ??= new RowSparseOps(this.runtime);
+    this.#rspOps.sum(values, b.rsp);
+    return b.rsp;
+  }
+
+  /** cpu(0) when a backend serves it (MXNet's pinned context), else `fallback`. */
+  #rowSparseHome(fallback: Context): Context {
+    try {
+      this.runtime.backendFor(cpu(0));
+      return cpu(0);
+    } catch {
+      return fallback;
+    }
   }
 
   #alloc(shape: Shape, dtype: DTypeName, ctx: Context): NDArray {

@@ -2,7 +2,8 @@
  * @mx/kvstore: MXNet's KVStore (`mx.kv`) for TypeScript. `create(runtime, type)` makes a store;
  * `local` sums pushed values on the host, `device` on the devices they come from (with optional
  * 1-bit/2-bit gradient compression); pushes and pulls are engine operations that overlap with
- * compute. The distributed store plugs into the same `KVStore` class later.
+ * compute. Keys hold dense or row_sparse values (`rowSparsePull` pulls rows of the latter); the
+ * distributed stores (`dist_sync`, `dist_async`) run the same API over ps-lite.
  */
 
 export { Comm, CommCPU, CommDevice, type CommKey, placeMergeBuffers } from './comm.js';
@@ -26,6 +27,7 @@ export {
   depairDataHandleType,
   encodeCompressedKey,
   encodeDefaultKey,
+  encodeRowSparseKey,
   getCommandType,
   type PSKV,
   RequestType,
@@ -49,14 +51,18 @@ export { DistKVStore, type DistKVStoreOptions, type DistWorkerApps } from './dis
 export { describeKey, type KeysArg, type KVKey, type ValuesArg } from './keys.js';
 export {
   type KeyEntry,
+  type KeyStorageType,
   type KeyWork,
   type KVCapability,
   KVStore,
   type KVUpdater,
   type PullOptions,
   type PushOptions,
+  type RowSparsePullOptions,
+  type RowSparseWork,
   type SaveOptimizerStatesOptions,
 } from './kvstore.js';
 export { LocalKVStore } from './local.js';
 export * as pslite from './pslite/index.js';
+export type { RowIdsArg } from './row-sparse-args.js';
 export { type KVStoreType, type StoreKind, storeKind } from './store-type.js';

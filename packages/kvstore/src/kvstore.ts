@@ -7,14 +7,21 @@
  * saved states, and gradient compression settings. Every check runs before anything is pushed to
  * the engine, so a refused call changes nothing. Subclasses implement the data movement:
  * `LocalKVStore` (local.ts) for `local` and `device`; a distributed store implements the same
- * three hooks (`initImpl`, `pushImpl`, `pullImpl`) over a transport.
+ * hooks (`initImpl`, `pushImpl`, `pullImpl`, `rowSparsePullImpl`) over a transport.
+ *
+ * Row_sparse values (MXNet's sparse keys): a key holds the storage type of its init value, dense or
+ * row_sparse (fixed from then on; MXNet lets an updater-less push change it). Pushes to a
+ * row_sparse key are row_sparse; a dense key takes dense or row_sparse pushes. `rowSparsePull`
+ * pulls rows of row_sparse keys; `pull` skips row_sparse outputs unless `ignoreSparse` is false,
+ * as MXNet does (with its warning).
  *
  * init/push/pull/pushpull/broadcast only push engine operations and return at once, as in MXNet;
  * reading an output waits for them. `barrier` and the optimizer-state functions are async.
  */
-import { type DTypeName, MXNetError, type Shape, shapesEqual, shapeToString } from '@mx/base';
+import { type DTypeName, MXNetError, type Shape } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import { getUpdater, Optimizer, type UpdaterFunction } from '@mx/optimizer';
+import { checkArray, checkPriority, checkRowSparseValue, checkRuntime } from './checks.js';
 import { GradientCompression, type GradientCompressionParams } from './compression/params.js';
 import {
   describeKey,
@@ -28,6 +35,7 @@ import {
   type ValuesArg,
 } from './keys.js';
 import { nodeFs } from './node-fs.js';
+import { pairRowIds, type RowIdsArg, readRowIds } from './row-sparse-args.js';
 
 /** MXNet's updater signature: `updater(key, recv, local)` updates `local` from the pushed sum. */
 export type KVUpdater = (key: KVKey, recv: NDArray, local: NDArray) => void;
@@ -38,8 +46,23 @@ export interface PushOptions {
 }
 
 export interface PullOptions extends PushOptions {
-  /** MXNet's `ignore_sparse` (default true); every array here is dense, so it changes nothing yet. */
+  /**
+   * MXNet's `ignore_sparse` (default true): row_sparse outputs are skipped (with a warning once per
+   * key, as MXNet logs) — use `rowSparsePull` for them. False: a local store copies the whole
+   * stored value into them; a distributed store refuses, as MXNet does.
+   */
   readonly ignoreSparse?: boolean;
+}
+
+/** The arguments of `rowSparsePull` (MXNet `row_sparse_pull(key, out, priority, row_ids)`). */
+export interface RowSparsePullOptions extends PushOptions {
+  /** The row_sparse outputs: one array, a list (one key), or one array or list per key. */
+  readonly out: ValuesArg;
+  /**
+   * The rows to pull (1 array of integer ids in any shape and numeric dtype; duplicates and any
+   * order allowed): one array for every output, or one per output arranged as `out`.
+   */
+  readonly rowIds: RowIdsArg;
 }
 
 export interface SaveOptimizerStatesOptions {
@@ -54,12 +77,22 @@ export interface KeyEntry {
   readonly id: number;
   readonly shape: Shape;
   readonly dtype: DTypeName;
+  /** The storage type of the stored value, fixed by the init value. */
+  readonly stype: KeyStorageType;
 }
+
+/** The storage types a key can hold (MXNet's stores take dense and row_sparse values). */
+export type KeyStorageType = 'default' | 'row_sparse';
 
 /** One key of a call with its arrays (values for init/push, outputs for pull). */
 export interface KeyWork {
   readonly entry: KeyEntry;
   readonly arrays: readonly NDArray[];
+}
+
+/** One key of a `rowSparsePull`: its row_sparse outputs and the sorted unique rows of each. */
+export interface RowSparseWork extends KeyWork {
+  readonly rows: readonly Float64Array[];
 }
 
 /** MXNet's capability names (`KVStoreBase.OPTIMIZER`). */
@@ -78,6 +111,8 @@ export abstract class KVStore implements Disposable {
   #optimizerUpdater: UpdaterFunction | undefined;
   #compression: GradientCompression | undefined;
   #disposed = false;
+  /** Keys whose ignored row_sparse pull was reported (MXNet warns once per key). */
+  readonly #warnedPulls = new Set<KVKey>();
 
   protected constructor(runtime: Runtime, type: string) {
     this.runtime = runtime;
@@ -95,6 +130,8 @@ export abstract class KVStore implements Disposable {
   protected abstract pushImpl(work: readonly KeyWork[], priority: number): void;
   /** Copy each key's stored value into its outputs (engine ops). */
   protected abstract pullImpl(work: readonly KeyWork[], priority: number): void;
+  /** Copy the given rows of each key's stored row_sparse value into its outputs (engine ops). */
+  protected abstract rowSparsePullImpl(work: readonly RowSparseWork[], priority: number): void;
   /** Free the arrays the subclass owns. */
   protected abstract disposeImpl(): void;
 
@@ -126,6 +163,7 @@ export abstract class KVStore implements Disposable {
     const op = 'KVStore.init';
     this.#live(op);
     const work = this.#initWork(op, pairKeys(op, keys, values, 'value'));
+    this.checkInit(work);
     this.#commitInit(work);
     this.#paused(() => this.initImpl(work));
   }
@@ -143,13 +181,22 @@ export abstract class KVStore implements Disposable {
     this.#paused(() => this.pushImpl(work, priority));
   }
 
-  /** Pull the stored values into `outs` (MXNet `pull`): every output gets a copy. Returns at once. */
+  /**
+   * Pull the stored values into `outs` (MXNet `pull`): every output gets a copy (a row_sparse key
+   * gives dense outputs its dense value). Row_sparse outputs follow `ignoreSparse`. Returns at once.
+   */
   pull(keys: KeysArg, outs: ValuesArg, options: PullOptions = {}): void {
     const op = 'KVStore.pull';
     this.#live(op);
     const priority = checkPriority(op, options.priority);
+    const ignoreSparse = options.ignoreSparse ?? true;
+    if (typeof ignoreSparse !== 'boolean') {
+      throw new MXNetError(`ignoreSparse must be a boolean, got ${String(ignoreSparse)}`, { op });
+    }
     const work = this.#work(op, pairKeys(op, keys, outs, 'output'), 'output');
-    this.#paused(() => this.pullImpl(work, priority));
+    this.checkPull(work, ignoreSparse);
+    const kept = ignoreSparse ? this.#dropSparseOutputs(work) : work;
+    this.#paused(() => this.pullImpl(kept, priority));
   }
 
   /** Push, then pull into `outs`, or back into `values` when no outputs are given (MXNet `pushpull`). */
@@ -158,8 +205,10 @@ export abstract class KVStore implements Disposable {
     this.#live(op);
     const priority = checkPriority(op, options.priority);
     const pushWork = this.#work(op, pairKeys(op, keys, values, 'value'), 'value');
-    const pullWork = this.#work(op, pairKeys(op, keys, outs ?? values, 'output'), 'output');
+    const pulls = this.#work(op, pairKeys(op, keys, outs ?? values, 'output'), 'output');
     this.checkPush(pushWork);
+    // MXNet's PushPullImpl pulls with ignore_sparse = true.
+    const pullWork = this.#dropSparseOutputs(pulls);
     this.#paused(() => {
       this.pushImpl(pushWork, priority);
       this.pullImpl(pullWork, priority);
@@ -172,12 +221,16 @@ export abstract class KVStore implements Disposable {
     this.#live(op);
     const priority = checkPriority(op, options.priority);
     const initWork = this.#initWork(op, pairKeys(op, keys, values, 'value'));
+    this.checkInit(initWork);
     const byKey = new Map(initWork.map((w) => [w.entry.key, w.entry]));
-    const pullWork = groupByKey(pairKeys(op, keys, outs, 'output')).map(({ key, arrays }) => {
-      const entry = byKey.get(key) as KeyEntry;
-      for (const [i, a] of arrays.entries()) this.#checkArray(op, entry, a, `output ${i}`);
-      return { entry, arrays };
-    });
+    const pullWork = this.#dropSparseOutputs(
+      groupByKey(pairKeys(op, keys, outs, 'output')).map(({ key, arrays }) => {
+        const entry = byKey.get(key) as KeyEntry;
+        for (const [i, a] of arrays.entries())
+          checkArray(this.runtime, op, entry, a, `output ${i}`, 'output');
+        return { entry, arrays };
+      }),
+    );
     this.#commitInit(initWork);
     this.#paused(() => {
       this.initImpl(initWork);
@@ -186,18 +239,54 @@ export abstract class KVStore implements Disposable {
   }
 
   /**
-   * MXNet `row_sparse_pull`: not yet — row_sparse arrays exist now (`nd.sparse.rowSparseArray`),
-   * but the stores keep and move dense values only (issue 15 adds row_sparse keys).
+   * Pull rows of row_sparse keys (MXNet `row_sparse_pull`): each output (a RowSparseNDArray of the
+   * key's shape and dtype) receives the stored rows listed in its row ids, sorted and unique, as
+   * row_sparse — zeros for rows the store does not hold, nothing when it holds none. Returns at
+   * once; the row ids are read (and checked) now.
    */
-  rowSparsePull(keys: KeysArg, _outs: ValuesArg, _options: PushOptions & { rowIds?: unknown } = {}): never {
-    throw new MXNetError(
-      'row_sparse_pull is not supported yet: the stores hold dense values, not row_sparse arrays',
-      {
-        op: 'KVStore.rowSparsePull',
-        params: { keys },
-        hint: 'pull the dense value and take the rows you need (row_sparse keys come with a later release)',
-      },
-    );
+  rowSparsePull(keys: KeysArg, options: RowSparsePullOptions): void {
+    const op = 'KVStore.rowSparsePull';
+    this.#live(op);
+    if (options === undefined || options === null || typeof options !== 'object') {
+      throw new MXNetError('rowSparsePull needs { out, rowIds }', {
+        op,
+        hint: 'e.g. kv.rowSparsePull(key, { out: rsp, rowIds: nd.array([0, 2]) })',
+      });
+    }
+    const priority = checkPriority(op, options.priority);
+    const pairs = pairRowIds(op, keys, pairKeys(op, keys, options.out, 'output'), options.rowIds);
+    const byKey = new Map<KVKey, { arrays: NDArray[]; ids: NDArray[] }>();
+    for (const { key, arrays, rowIds } of pairs) {
+      const g = byKey.get(key);
+      if (g === undefined) byKey.set(key, { arrays: [...arrays], ids: [...rowIds] });
+      else {
+        g.arrays.push(...arrays);
+        g.ids.push(...rowIds);
+      }
+    }
+    const read = new Map<NDArray, Float64Array>();
+    const work: RowSparseWork[] = [...byKey].map(([key, { arrays, ids }]) => {
+      const entry = this.#known(op, key);
+      if (entry.stype !== 'row_sparse') {
+        throw new MXNetError(
+          `key ${describeKey(key)} holds a dense value; row_sparse_pull pulls keys initialised with a row_sparse value`,
+          { op, shapes: [entry.shape], hint: 'pull it with pull()' },
+        );
+      }
+      for (const [i, a] of arrays.entries())
+        checkArray(this.runtime, op, entry, a, `output ${i}`, 'rowSparse');
+      const rows = ids.map((r) => {
+        let got = read.get(r);
+        if (got === undefined) {
+          got = readRowIds(op, key, r, entry.shape);
+          read.set(r, got);
+        }
+        return got;
+      });
+      return { entry, arrays, rows };
+    });
+    work.sort((a, b) => a.entry.id - b.entry.id);
+    this.#paused(() => this.rowSparsePullImpl(work, priority));
   }
 
   /**
@@ -313,8 +402,34 @@ export abstract class KVStore implements Disposable {
     this.dispose();
   }
 
+  /** Extra checks of an init by the subclass (before anything runs). */
+  protected checkInit(_work: readonly KeyWork[]): void {}
+
   /** Extra checks of a push by the subclass (before anything runs). */
   protected checkPush(_work: readonly KeyWork[]): void {}
+
+  /** Extra checks of a pull by the subclass (before anything runs). */
+  protected checkPull(_work: readonly KeyWork[], _ignoreSparse: boolean): void {}
+
+  /**
+   * MXNet's GroupKVPairsPull with ignore_sparse: row_sparse outputs are left untouched, and the
+   * call reported once per key.
+   */
+  #dropSparseOutputs(work: readonly KeyWork[]): KeyWork[] {
+    const kept: KeyWork[] = [];
+    for (const w of work) {
+      const arrays = w.arrays.filter((a) => a.stype === 'default');
+      if (arrays.length < w.arrays.length && !this.#warnedPulls.has(w.entry.key)) {
+        this.#warnedPulls.add(w.entry.key);
+        console.warn(
+          `Warning: non-default weights detected during kvstore pull (key ${describeKey(w.entry.key)}). ` +
+            'This call has been ignored. Please make sure to use kv.rowSparsePull() with rowIds.',
+        );
+      }
+      if (arrays.length > 0) kept.push({ entry: w.entry, arrays });
+    }
+    return kept;
+  }
 
   #live(op: string): void {
     if (this.#disposed) {
@@ -372,9 +487,16 @@ export abstract class KVStore implements Disposable {
       }
       seen.add(key);
       const a = arrays[0] as NDArray;
-      this.#checkRuntime(op, key, a, 'value');
+      checkRuntime(this.runtime, op, key, a, 'value');
+      if (a.stype !== 'default' && a.stype !== 'row_sparse') {
+        throw new MXNetError(
+          `the value for key ${describeKey(key)} is ${a.stype}; a store holds default or row_sparse values`,
+          { op, shapes: [a.shape], hint: "cast it with tostype('row_sparse') or tostype('default')" },
+        );
+      }
+      if (a.stype === 'row_sparse') checkRowSparseValue(op, a, `the value for key ${describeKey(key)}`);
       const id = typeof key === 'number' ? key : nextStr++;
-      return { entry: { key, id, shape: a.shape, dtype: a.dtype }, arrays };
+      return { entry: { key, id, shape: a.shape, dtype: a.dtype, stype: a.stype }, arrays };
     });
   }
 
@@ -389,57 +511,32 @@ export abstract class KVStore implements Disposable {
   /** Checked push/pull work: known keys, arrays matching each key, grouped by key in id order. */
   #work(op: string, pairs: readonly KeyArrays[], what: 'value' | 'output'): KeyWork[] {
     const work = groupByKey(pairs).map(({ key, arrays }) => {
-      this.#checkKind(op, key);
-      const entry = this.#entries.get(key);
-      if (entry === undefined) {
+      const entry = this.#known(op, key);
+      for (const [i, a] of arrays.entries()) checkArray(this.runtime, op, entry, a, `${what} ${i}`, what);
+      if (what === 'value' && arrays.some((a) => a.stype !== (arrays[0] as NDArray).stype)) {
         throw new MXNetError(
-          typeof key === 'string'
-            ? `key ${key} doesn't exist. Did you init?`
-            : `key ${key} has not been inited`,
-          { op, hint: `call init(${describeKey(key)}, value) first` },
+          `the values pushed for key ${describeKey(key)} mix storage types (${arrays.map((a) => a.stype).join(', ')})`,
+          { op, hint: "push all dense or all row_sparse values for a key (tostype('row_sparse'))" },
         );
       }
-      for (const [i, a] of arrays.entries()) this.#checkArray(op, entry, a, `${what} ${i}`);
       return { entry, arrays };
     });
     // MXNet's GroupKVPairs sorts by key id: updates run in that order.
     return work.sort((a, b) => a.entry.id - b.entry.id);
   }
 
-  #checkRuntime(op: string, key: KVKey, a: NDArray, what: string): void {
-    if (a.runtime !== this.runtime) {
+  /** The entry of an initialised key of this store's kind. */
+  #known(op: string, key: KVKey): KeyEntry {
+    this.#checkKind(op, key);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) {
       throw new MXNetError(
-        `the ${what} for key ${describeKey(key)} (${a.describe()}) belongs to another runtime`,
-        {
-          op,
-          device: a.ctx.toString(),
-          hint: 'a store takes arrays of the runtime it was created with',
-        },
+        typeof key === 'string'
+          ? `key ${key} doesn't exist. Did you init?`
+          : `key ${key} has not been inited`,
+        { op, hint: `call init(${describeKey(key)}, value) first` },
       );
     }
+    return entry;
   }
-
-  #checkArray(op: string, entry: KeyEntry, a: NDArray, what: string): void {
-    this.#checkRuntime(op, entry.key, a, what);
-    if (!shapesEqual(a.shape, entry.shape) || a.dtype !== entry.dtype) {
-      throw new MXNetError(
-        `${what} for key ${describeKey(entry.key)} is ${a.dtype} ${shapeToString(a.shape)} on ${a.ctx}, but the key holds ${entry.dtype} ${shapeToString(entry.shape)}`,
-        {
-          op,
-          shapes: [a.shape, entry.shape],
-          dtypes: [a.dtype, entry.dtype],
-          device: a.ctx.toString(),
-          hint: 'every value and output of a key has the shape and dtype it was initialised with',
-        },
-      );
-    }
-  }
-}
-
-function checkPriority(op: string, priority: unknown): number {
-  if (priority === undefined) return 0;
-  if (typeof priority !== 'number' || !Number.isInteger(priority)) {
-    throw new MXNetError(`priority must be an integer, got ${String(priority)}`, { op });
-  }
-  return priority;
 }

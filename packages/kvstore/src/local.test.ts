@@ -265,7 +265,9 @@ describe('local store: bad calls are MXNetErrors that change nothing', () => {
       expect(() => kv.push('a', [[nd.zeros([2])]] as never)).toThrow(MXNetError);
       expect(() => kv.pull('a', undefined as never)).toThrow(/no outputs given/);
       expect(() => kv.push('a', nd.zeros([2]), { priority: 0.5 })).toThrow(/priority must be an integer/);
-      expect(() => kv.rowSparsePull('a', nd.zeros([2]))).toThrow(/row_sparse arrays/);
+      expect(() => kv.rowSparsePull('a', { out: nd.zeros([2]), rowIds: nd.array([0]) })).toThrow(
+        /key 'a' holds a dense value/,
+      );
       expect(kv.keys()).toEqual(['a']);
 
       const int = new LocalKVStore(rt);

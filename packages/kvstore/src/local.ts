@@ -9,24 +9,33 @@
  *   elsewhere (MXNet moves it to the GPU the first time an updater runs there); then
  *   `updater(key, merged, stored)`, or without an updater `stored = merged`.
  * - pull copies the stored value into every output (across devices as needed).
+ * - row_sparse keys (MXNet `local_` holding a RowSparseNDArray): the value is kept row_sparse on the
+ *   host; pushes are summed there as row_sparse (comm.ts); `rowSparsePull` retains the rows of each
+ *   output's row ids (MXNet's BroadcastRowSparse: sparse_retain into the output). A dense key pushed
+ *   row_sparse gradients gives the updater the row_sparse sum, as MXNet does (a lazy update), or
+ *   without one stores its dense value. Conversions and cross-device moves of row_sparse values are
+ *   the engine ops of sparse/rsp-ops.ts.
  *
  * Deliberate difference: without an updater MXNet makes the stored value *share* the merged array
  * (with one value pushed, the caller's own array), so later writes to that array change the store.
  * Here the store copies the sum into an array it owns, so disposing or reusing a pushed array never
- * touches the store.
+ * touches the store. Likewise a key keeps the storage type of its init value: an updater-less push
+ * stores the sum converted to it (MXNet would switch the stored value to the pushed storage type).
  */
 import { type Context, cpu, MXNetError } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import { type Comm, CommCPU, CommDevice } from './comm.js';
 import type { GradientCompression } from './compression/params.js';
 import { describeKey } from './keys.js';
-import { type KeyWork, KVStore } from './kvstore.js';
+import { type KeyWork, KVStore, type RowSparseWork } from './kvstore.js';
+import { RowSparseOps } from './sparse/rsp-ops.js';
 import { storeKind } from './store-type.js';
 
 export class LocalKVStore extends KVStore {
   readonly #comm: Comm;
   /** The stored value of each key, by id (MXNet `local_`). */
   readonly #local = new Map<number, NDArray>();
+  readonly #rsp: RowSparseOps;
 
   /**
    * A `local` or `device` store on `runtime` (synchronous: single-process stores need no setup).
@@ -42,6 +51,7 @@ export class LocalKVStore extends KVStore {
     }
     super(runtime, type.toLowerCase());
     this.#comm = kind === 'device' ? new CommDevice(runtime) : new CommCPU(runtime);
+    this.#rsp = new RowSparseOps(runtime);
   }
 
   get rank(): number {
@@ -68,7 +78,15 @@ export class LocalKVStore extends KVStore {
     const home = this.#hostContext();
     for (const { entry, arrays } of work) {
       const value = arrays[0] as NDArray;
-      this.#local.set(entry.id, this.runtime.keep(value.copyTo(home ?? value.ctx)));
+      const ctx = home ?? value.ctx;
+      if (entry.stype === 'row_sparse') {
+        const { shape, dtype } = entry;
+        const stored = this.runtime.keep(this.runtime.nd.sparse.zeros('row_sparse', shape, { dtype, ctx }));
+        this.#rsp.assign(value, stored);
+        this.#local.set(entry.id, stored);
+      } else {
+        this.#local.set(entry.id, this.runtime.keep(value.copyTo(ctx)));
+      }
       this.#comm.init(entry.id, { shape: entry.shape, dtype: entry.dtype });
     }
   }
@@ -81,14 +99,33 @@ export class LocalKVStore extends KVStore {
     const updater = this.updater;
     for (const { entry, arrays } of work) {
       const merged = this.#comm.reduce(entry.id, arrays);
-      const local = this.#moveTo(entry.id, merged.ctx, updater !== undefined);
+      // A row_sparse value stays on the host, where its sums are made.
+      const local =
+        entry.stype === 'row_sparse'
+          ? (this.#local.get(entry.id) as NDArray)
+          : this.#moveTo(entry.id, merged.ctx, updater !== undefined);
       if (updater !== undefined) updater(entry.key, merged, local);
-      else merged.copyTo(local);
+      else if (merged.stype === local.stype && merged.stype === 'default') merged.copyTo(local);
+      else this.#rsp.assign(merged, local);
     }
   }
 
   protected pullImpl(work: readonly KeyWork[]): void {
-    for (const { entry, arrays } of work) this.#comm.broadcast(this.#local.get(entry.id) as NDArray, arrays);
+    for (const { entry, arrays } of work) {
+      const local = this.#local.get(entry.id) as NDArray;
+      if (local.stype === 'default' && arrays.every((a) => a.stype === 'default')) {
+        this.#comm.broadcast(local, arrays);
+      } else {
+        for (const out of arrays) this.#rsp.assign(local, out);
+      }
+    }
+  }
+
+  protected rowSparsePullImpl(work: readonly RowSparseWork[]): void {
+    for (const { entry, arrays, rows } of work) {
+      const local = this.#local.get(entry.id) as NDArray;
+      for (const [i, out] of arrays.entries()) this.#rsp.retain(local, rows[i] as Float64Array, out);
+    }
   }
 
   protected applyGradientCompression(gc: GradientCompression): void {

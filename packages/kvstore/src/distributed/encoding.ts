@@ -7,7 +7,8 @@
  *   and the mshadow dtype flag into the `cmd` of every data request (`GetCommandType`);
  * - how a key's bytes become ps-lite keys and lengths (`PSKV`): `EncodeDefaultKey` (one server for
  *   arrays under the big-array bound, every server otherwise) and `EncodeCompressedKey` (a meta key
- *   carrying the original size, then the compressed data; the pull side in original sizes);
+ *   carrying the original size, then the compressed data; the pull side in original sizes) and
+ *   `EncodeRowSparseKey` (a master key of length 0, then one key per row sent: key + row id);
  * - ps-lite's equal split of the uint64 key space among the servers, and `DecodeKey`.
  *
  * C++ integer semantics are reproduced: `key * 9973` is an `int` product (wraps at 32 bits; a key
@@ -171,6 +172,59 @@ export function encodeCompressedKey(
     pulled += partOrig;
   }
   return { push: pskv(pushKeys, pushLens), pull: pskv(pullKeys, pullLens) };
+}
+
+/**
+ * MXNet `EncodeRowSparseKey` for the rows `rows` (ascending) of a table of `totalRows` rows of
+ * `unit` elements of `numBytes` bytes: a master key (range.begin + key, length 0), then a key per
+ * row (range.begin + key + row) of `unit × numBytes` bytes. A table of `totalRows × unit ≥ bound`
+ * elements is split by rows over every server — part i has llround(R / S × (i + 1)) −
+ * llround(R / S × i) rows, and a row's key counts from its part's first row — with a master key on
+ * each server even when no row of its part is sent (so a sync server counts every push); a
+ * smaller table goes to server (key × 9973) % S.
+ */
+export function encodeRowSparseKey(
+  key: number,
+  rows: ArrayLike<number>,
+  unit: number,
+  totalRows: number,
+  numBytes: number,
+  ranges: readonly KeyRange[],
+  bigArrayBound: number,
+): PSKV {
+  const s = ranges.length;
+  const keys: bigint[] = [];
+  const lens: number[] = [];
+  const rowBytes = unit * numBytes;
+  const push = (range: KeyRange, offset: number) => {
+    const psKey = range.begin + BigInt(key) + BigInt(offset);
+    if (psKey >= range.end) {
+      throw new MXNetError(`row ${offset} of key ${key} falls outside its server's key range`, {
+        op: 'KVStoreDist.EncodeRowSparseKey',
+        params: { key, offset },
+      });
+    }
+    keys.push(psKey);
+    lens.push(rowBytes);
+  };
+  if (totalRows * unit >= bigArrayBound) {
+    let start = 0;
+    let j = 0;
+    for (let i = 0; i < s; i++) {
+      const range = ranges[i] as KeyRange;
+      keys.push(range.begin + BigInt(key));
+      lens.push(0);
+      const end = start + cRound((totalRows / s) * (i + 1)) - cRound((totalRows / s) * i);
+      for (; j < rows.length && (rows[j] as number) < end; j++) push(range, (rows[j] as number) - start);
+      start = end;
+    }
+  } else {
+    const range = ranges[serverOfKey(key, s)] as KeyRange;
+    keys.push(range.begin + BigInt(key));
+    lens.push(0);
+    for (let j = 0; j < rows.length; j++) push(range, rows[j] as number);
+  }
+  return pskv(keys, lens);
 }
 
 /** MXNet `DecodeKey`: the int key of a ps key on the server owning `range`. */

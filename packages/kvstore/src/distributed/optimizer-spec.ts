@@ -51,6 +51,7 @@ const OWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   adagrad: ['eps'],
   adadelta: ['rho', 'epsilon'],
   ftrl: ['lamda1', 'beta'],
+  groupadagrad: ['eps'],
 };
 
 const OP = 'KVStore.setOptimizer';

@@ -12,6 +12,8 @@
  *   each push is applied at once, which needs an updater. A pull is answered with the stored value.
  * - compressed: the meta key gives the original size; the packed words are dequantized (with the
  *   setting of kSetGradientCompression) and merged as above.
+ * - row_sparse: the row_sparse keys (server-row-sparse.ts); a key is dense or row_sparse by its
+ *   first push, and a request of the other kind for it is refused.
  * Values are stored flat (MXNet keeps them 1-D); a big array's parts live on several servers under
  * the same int key, each server updating its part.
  *
@@ -53,6 +55,7 @@ import {
 } from '../pslite/api.js';
 import { CommandType, decodeKey, depairDataHandleType, RequestType } from './encoding.js';
 import { optimizerFromSpec } from './optimizer-spec.js';
+import { RowSparseServerKeys } from './server-row-sparse.js';
 
 /** What a server needs from the transport. */
 export interface DistServerApps {
@@ -99,6 +102,7 @@ export class DistServer {
    * only sums and answers pulls never copies it.
    */
   readonly #unstored = new Map<number, StorageArray>();
+  readonly #rsp: RowSparseServerKeys;
   #syncMode = false;
   #gc: GradientCompression | undefined;
   #updater: ServerUpdater | undefined;
@@ -121,6 +125,21 @@ export class DistServer {
     this.#app = apps.app;
     this.#controller = options.controller ?? ((_head, body) => this.setOptimizerSpec(body));
     this.#failed.catch(() => undefined);
+    const server = this;
+    this.#rsp = new RowSparseServerKeys({
+      runtime,
+      get syncMode() {
+        return server.#syncMode;
+      },
+      get numWorkers() {
+        return server.#node.numWorkers;
+      },
+      get updater() {
+        return server.#updater;
+      },
+      decode: (psKey) => decodeKey(psKey, this.#range()),
+      respond: (meta, res) => this.#server.response(meta, res),
+    });
     this.#server.setRequestHandle((meta, data) => this.#enqueue(() => this.#dataHandle(meta, data)));
     this.#app.setRequestHandle((head, body) => this.#enqueue(() => this.#command(head, body)));
   }
@@ -137,7 +156,7 @@ export class DistServer {
 
   /** The int keys this server holds (parts of big arrays included). */
   keys(): number[] {
-    return [...this.#store.keys()];
+    return [...this.#store.keys(), ...this.#rsp.keys()];
   }
 
   /**
@@ -145,7 +164,7 @@ export class DistServer {
    * from a copy made at each update, so a direct write would not reach them).
    */
   stored(key: number): NDArray | undefined {
-    return this.#materialized(key);
+    return this.#materialized(key) ?? this.#rsp.stored(key);
   }
 
   /** The stored array of `key` with any pending sum copied in. */
@@ -188,6 +207,7 @@ export class DistServer {
     this.#owned = undefined;
     for (const a of this.#store.values()) a.dispose();
     this.#store.clear();
+    this.#rsp.dispose();
     this.#answers.clear();
     this.#unstored.clear();
     await this.#node.finalize();
@@ -232,11 +252,19 @@ export class DistServer {
   async #dataHandle(meta: KVMeta, data: KVPairs): Promise<void> {
     const { requestType, dtypeFlag } = depairDataHandleType(meta.cmd);
     const dtype = dtypeFromFlag(dtypeFlag);
-    if (requestType === RequestType.kRowSparsePushPull) {
-      throw new MXNetError('row_sparse pushes and pulls need row_sparse arrays, which @mx does not have', {
-        op: OP,
-      });
+    // (A compressed push's first key is its size, not a key.)
+    const first =
+      data.keys.length > 0 && requestType !== RequestType.kCompressedPushPull
+        ? decodeKey(data.keys[0] as bigint, this.#range())
+        : undefined;
+    const sparse = requestType === RequestType.kRowSparsePushPull;
+    if (first !== undefined && (sparse ? this.#store.has(first) : meta.push && this.#rsp.has(first))) {
+      throw new MXNetError(
+        `key ${first} holds a ${sparse ? 'dense' : 'row_sparse'} value; a ${sparse ? 'row_sparse request' : 'dense push'} cannot use it`,
+        { op: OP, params: { key: first }, hint: 'push a key with the storage type it was initialised with' },
+      );
     }
+    if (sparse) return this.#rsp.handle(meta, data, dtype);
     if (requestType === RequestType.kCompressedPushPull) {
       if (dtype.name !== 'float32') {
         throw new MXNetError('Gradient compression is currently supported for fp32 only', {
@@ -356,6 +384,11 @@ export class DistServer {
   }
 
   async #respondValue(meta: KVMeta, keys: BigUint64Array, key: number): Promise<void> {
+    if (this.#rsp.has(key)) {
+      const table = await this.#rsp.table(key);
+      this.#server.response(meta, { keys, vals: table, lens: Int32Array.of(table.length) });
+      return;
+    }
     const stored = this.#store.get(key);
     if (stored === undefined) {
       throw new MXNetError(`init ${key} first`, {

@@ -23,6 +23,9 @@
  * Transport calls run inside engine ops (ops.ts), so push/pull return at once, as in MXNet.
  * - pushpull: one ZPushPull per key, answered by the servers after the update.
  *
+ * Row_sparse keys: see row-sparse.ts (only the rows present are sent; a row_sparse push to a dense
+ * key is densified and sent dense; ignoreSparse false and pushpull of row_sparse are refused).
+ *
  * Differences: `setUpdater` is refused (MXNet stores a worker updater that a dist store never calls);
  * setGradientCompression after init is refused (MXNet's big-array parts would no longer match).
  */
@@ -34,7 +37,14 @@ import { CompressionOps } from '../compression/ops.js';
 import type { GradientCompression, GradientCompressionParams } from '../compression/params.js';
 import { compressedSize } from '../compression/quantize.js';
 import { describeKey, type KeysArg, type ValuesArg } from '../keys.js';
-import { type KeyWork, KVStore, type PushOptions, type SaveOptimizerStatesOptions } from '../kvstore.js';
+import {
+  type KeyStorageType,
+  type KeyWork,
+  KVStore,
+  type PushOptions,
+  type RowSparseWork,
+  type SaveOptimizerStatesOptions,
+} from '../kvstore.js';
 import {
   type KVWorkerApi,
   type PsNode,
@@ -57,6 +67,13 @@ import {
 } from './encoding.js';
 import { DistOps } from './ops.js';
 import { serializeOptimizer } from './optimizer-spec.js';
+import {
+  checkDistPull,
+  checkRowSparseInit,
+  checkRowSparsePush,
+  DistRowSparse,
+  type RowSparseKey,
+} from './row-sparse.js';
 
 /** What a worker needs from the transport. */
 export interface DistWorkerApps {
@@ -76,6 +93,9 @@ export interface DistKVStoreOptions {
 interface KeyState {
   readonly n: number;
   readonly dtype: DTypeName;
+  readonly stype: KeyStorageType;
+  /** The key's wire facts for row_sparse requests. */
+  readonly rsp: RowSparseKey;
   readonly token: NDArray;
   /** The pull buffer copied to several outputs or another device (MXNet's recv_buf), when needed. */
   recv?: NDArray;
@@ -94,6 +114,7 @@ export class DistKVStore extends KVStore {
   readonly #app: SimpleAppApi;
   readonly #comm: Comm;
   readonly #ops: DistOps;
+  readonly #rsp: DistRowSparse;
   readonly #bound: number;
   readonly #keys = new Map<number, KeyState>();
   /** Init barriers run one at a time in init order (ps-lite has one barrier in flight per node). */
@@ -159,6 +180,7 @@ export class DistKVStore extends KVStore {
       recv: (key, byteLength, into) => this.#recv(key, byteLength, into),
       pushPull: (key, bytes, byteLength, into) => this.#pushPull(key, bytes, byteLength, into),
     });
+    this.#rsp = new DistRowSparse(runtime, apps.worker, apps.node, bound);
   }
 
   get rank(): number {
@@ -179,11 +201,12 @@ export class DistKVStore extends KVStore {
     return this.#bound;
   }
 
-  /** The ps-lite keys and byte lengths of a key's pushes (MXNet's PSKV), once initialised. */
+  /** The ps-lite keys and byte lengths of a key's pushes (MXNet's PSKV; row_sparse: all rows). */
   pskv(key: Parameters<KVStore['entry']>[0], side: 'push' | 'pull' = 'push'): PSKV | undefined {
     const e = this.entry(key);
     const s = e === undefined ? undefined : this.#keys.get(e.id);
-    return e === undefined || s === undefined ? undefined : this.#encode(e.id, s, side === 'push');
+    if (e === undefined || s === undefined) return undefined;
+    return s.stype === 'row_sparse' ? this.#rsp.encodeAll(s.rsp) : this.#encode(e.id, s, side === 'push');
   }
 
   // ---- the hooks -----------------------------------------------------------------------------------
@@ -197,17 +220,22 @@ export class DistKVStore extends KVStore {
       const home = this.#hostContext() ?? value.ctx;
       this.#comm.init(entry.id, { shape: entry.shape, dtype: entry.dtype });
       const nd = this.runtime.nd;
+      const token = this.runtime.keep(nd.array(new Float32Array(1), { ctx: home }));
       const state: KeyState = {
         n: value.size,
         dtype: entry.dtype,
-        token: this.runtime.keep(nd.array(new Float32Array(1), { ctx: home })),
+        stype: entry.stype,
+        rsp: { id: entry.id, shape: entry.shape, dtype: entry.dtype, token },
+        token,
         initSeq: this.#initSeq++,
       };
       this.#keys.set(entry.id, state);
       let src = value;
-      if (value.ctx !== home) {
+      if (value.ctx !== home || value.stype !== 'default') {
+        // A row_sparse value is sent as its dense table: every row (row-sparse.ts).
         src = nd.empty(entry.shape, { dtype: entry.dtype, ctx: home });
-        value.copyTo(src);
+        if (value.stype === 'default') value.copyTo(src);
+        else this.#rsp.ops.assign(value, src);
       }
       this.#ops.init(entry.id, src, state.token);
       if (src !== value) src.dispose();
@@ -221,7 +249,8 @@ export class DistKVStore extends KVStore {
     // A rejoining worker finds its keys on the servers: it neither pushes them (MXNet's rank 0
     // would, and the servers would take the values as a gradient) nor joins the init barrier.
     if (this.#node.isRecovery) return;
-    if (this.rank === 0) {
+    if (this.rank === 0 && s.stype === 'row_sparse') await this.#rsp.init(s.rsp, bytes);
+    else if (this.rank === 0) {
       const pskv = this.#encode(id, s, false);
       await this.#worker.zpush(
         { keys: pskv.keys, vals: bytes, lens: pskv.lens },
@@ -243,9 +272,18 @@ export class DistKVStore extends KVStore {
     }
   }
 
+  protected override checkInit(work: readonly KeyWork[]): void {
+    checkRowSparseInit(work);
+  }
+
+  protected override checkPull(_work: readonly KeyWork[], ignoreSparse: boolean): void {
+    checkDistPull(ignoreSparse);
+  }
+
   protected override checkPush(work: readonly KeyWork[]): void {
     const gc = this.gradientCompression;
     for (const { entry, arrays } of work) {
+      checkRowSparsePush(entry, arrays, this.#fused !== undefined, gc !== undefined);
       if (gc !== undefined && entry.dtype !== 'float32') {
         throw new MXNetError(
           `Gradient compression is only supported for float32 type of parameters; key ${describeKey(entry.key)} is ${entry.dtype}`,
@@ -262,11 +300,16 @@ export class DistKVStore extends KVStore {
     for (const { entry, arrays } of work) {
       const s = this.#keys.get(entry.id) as KeyState;
       const merged = this.#comm.reduce(entry.id, arrays);
+      if (s.stype === 'row_sparse') {
+        this.#rsp.push(s.rsp, merged);
+        continue;
+      }
       const home = s.token.ctx;
       let payload = merged;
-      if (merged.ctx !== home) {
+      if (merged.ctx !== home || merged.stype !== 'default') {
         s.send ??= this.runtime.keep(nd.empty(entry.shape, { dtype: entry.dtype, ctx: home }));
-        merged.copyTo(s.send);
+        if (merged.stype === 'default') merged.copyTo(s.send);
+        else this.#rsp.ops.assign(merged, s.send);
         payload = s.send;
       }
       if (this.#fused !== undefined) {
@@ -288,6 +331,14 @@ export class DistKVStore extends KVStore {
   protected pullImpl(work: readonly KeyWork[]): void {
     for (const { entry, arrays } of work) {
       const s = this.#keys.get(entry.id) as KeyState;
+      if (s.stype === 'row_sparse') {
+        const { shape, dtype } = entry;
+        s.recv ??= this.runtime.keep(
+          this.runtime.nd.sparse.zeros('row_sparse', shape, { dtype, ctx: s.token.ctx }),
+        );
+        this.#rsp.pullDense(s.rsp, s.recv, arrays);
+        continue;
+      }
       const payload = this.#fused?.get(entry.id);
       // One output on the key's device is received into directly; MXNet receives into recv_buf
       // and copies it to every output, which is what several outputs or another device get here.
@@ -304,6 +355,11 @@ export class DistKVStore extends KVStore {
     }
   }
 
+  protected rowSparsePullImpl(work: readonly RowSparseWork[]): void {
+    for (const { entry, arrays, rows } of work)
+      this.#rsp.pullRows((this.#keys.get(entry.id) as KeyState).rsp, arrays, rows);
+  }
+
   protected applyGradientCompression(gc: GradientCompression): void {
     // MXNet: KVStoreLocal::SetGradientCompression (the comm is not told: no compression between
     // the devices of a worker), then rank 0 tells the servers.
@@ -317,7 +373,6 @@ export class DistKVStore extends KVStore {
     for (const s of this.#keys.values()) {
       for (const a of [s.token, s.recv, s.send, s.residual, s.packed]) if (a !== undefined) arrays.push(a);
     }
-    this.#keys.clear();
     this.#closed = this.#shutdown(arrays);
     this.#closed.catch(() => undefined);
   }
@@ -465,6 +520,7 @@ export class DistKVStore extends KVStore {
     try {
       await this.runtime.waitall();
     } finally {
+      this.#keys.clear(); // only now: pending ops (an init just pushed) look their key up
       for (const a of arrays) a.dispose();
       this.#ops.dispose();
       this.#comm.dispose();
