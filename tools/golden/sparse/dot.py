@@ -170,6 +170,13 @@ def main():
           for t in dtypes
           for (m, k, h) in [(4, 7, 3), (9, 20, 37), (0, 4, 2)]
           for d in densities]
+    # Hashed-feature shapes (far fewer nonzeros than columns, a narrow dense side): the csrᵀ path
+    # that ranks columns through a bitmap (@mx/cpu-wasm dot-small.ts). Own generator, so the cases
+    # above stay byte-identical.
+    wide = np.random.default_rng(2611)
+    csr_dns += [csr_dns_case(wide, m, k, n, d, t)
+                for t in dtypes
+                for (m, k, n, d) in [(8, 4096, 1, 0.002), (16, 2048, 3, 0.01), (5, 1000, 4, 0.003)]]
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({'csr_dns': csr_dns, 'csr_rsp': csr_rsp, 'dns_csr': dns_csr, 'fc': fc},
                               indent=None) + '\n')

@@ -267,6 +267,21 @@ export function emptySparse(
   return makeSparse(rt, chunk, stype, shape, dtype);
 }
 
+/**
+ * @internal A dense output nobody reads (req null, autograd's `skip`): an array on a chunk with no
+ * storage, since such an output can be huge (`dot(csr, w)`'s unused csr gradient is batch × 1M).
+ * Kernels never touch an output whose req is null.
+ */
+export function unallocatedDense(
+  rt: Runtime,
+  shape: Shape,
+  dtype: DTypeName,
+  ctx: Context,
+  site: string,
+): NDArray {
+  return new NDArray(rt, rt.sparseChunk(ctx, site), shape, dtype, 0);
+}
+
 /** Default aux dtypes: int64 (MXNet's `kInt64`), one per aux block. */
 export function defaultAuxTypes(stype: SparseStorageType): DTypeName[] {
   return stype === 'csr' ? ['int64', 'int64'] : ['int64'];

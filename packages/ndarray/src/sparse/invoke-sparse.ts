@@ -37,6 +37,7 @@ import {
   isSparse,
   storableAuxTypes,
   stypesOf,
+  unallocatedDense,
 } from './arrays.js';
 
 type Params = Readonly<Record<string, unknown>> | undefined;
@@ -204,7 +205,9 @@ function runComputeEx(
   } else {
     outputs = outSt.map((st, i) =>
       st === 'default'
-        ? rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx, op.name)
+        ? options.skip?.[i] === true
+          ? unallocatedDense(rt, outShapes[i] as Shape, outTypes[i] as DTypeName, ctx, op.name)
+          : rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx, op.name)
         : emptySparse(
             rt,
             st,

@@ -41,7 +41,8 @@ export class SmallTScratch {
   base = new Int32Array(0);
   /** The used columns, in order (nnz-sized). */
   used = new Int32Array(0);
-  ensure(words: number): void {
+  ensure(words: number, nnz: number): void {
+    if (this.used.length < nnz) this.used = new Int32Array(nnz);
     if (this.bits.length >= words) return;
     this.bits = new Int32Array(words);
     this.base = new Int32Array(words);
@@ -61,39 +62,88 @@ export function csrTRspSmall(
   out: SparseOutput<number>,
   scratch: SmallTScratch,
 ): void {
+  const { nnz, rows } = a;
+  const idxStep = a.indicesType === 'i64' ? 2 : 1;
+  const ptrStep = a.indptrType === 'i64' ? 2 : 1;
   const i32 = (addr: number, len: number) => rt.memory.view('int32', addr, len) as Int32Array;
-  const wideIdx = a.indicesType === 'i64';
-  const widePtr = a.indptrType === 'i64';
-  const idxStep = wideIdx ? 2 : 1;
-  const ptrStep = widePtr ? 2 : 1;
-  let idx = i32(a.indices, a.nnz * idxStep);
-  let ptr = i32(a.indptr, (a.rows + 1) * ptrStep);
-  // indptr: 0 … nnz, non-decreasing, no high words.
+  let idx = i32(a.indices, nnz * idxStep);
+  let ptr = i32(a.indptr, (rows + 1) * ptrStep);
+  if (!indptrOk(ptr, rows, ptrStep, nnz))
+    throw malformed(op, a, `indptr is not non-decreasing from 0 to nnz = ${nnz}`);
+  if (maxColumn(idx, nnz, idxStep) >= a.cols)
+    throw malformed(op, a, `a column index is outside [0, ${a.cols})`);
+  const words = (a.cols + 31) >>> 5;
+  scratch.ensure(words, nnz);
+  const { bits, base, used } = scratch;
+  setBits(idx, nnz, idxStep, bits);
+  const nnr = rankColumns(bits, base, words, used);
+  try {
+    out.alloc([nnr, ...out.shape.slice(1)], [[nnr]]);
+    // Views after the allocation (it may grow the memory).
+    idx = i32(a.indices, nnz * idxStep);
+    ptr = i32(a.indptr, (rows + 1) * ptrStep);
+    const ix = rt.view(out.aux[0] as TBlob<number>) as StorageArray;
+    if (ix instanceof BigInt64Array) {
+      const halves = new Int32Array(ix.buffer, ix.byteOffset, nnr * 2);
+      for (let k = 0; k < nnr; k++) {
+        halves[2 * k] = used[k] as number;
+        halves[2 * k + 1] = 0;
+      }
+    } else (ix as Int32Array).set(used.subarray(0, nnr));
+    const o = rt.view(out.data as TBlob<number>);
+    const d = rt.memory.view(a.dtype, dense, rows * n);
+    const v = rt.memory.view(a.dtype, a.data, nnz);
+    const cols = { ptr, ptrStep, idx, idxStep, rows, bits, base };
+    if (o instanceof Float32Array) accumulateF32(cols, v as Float32Array, d as Float32Array, o, n);
+    else accumulateF64(cols, v as Float64Array, d as Float64Array, o as Float64Array, n);
+  } finally {
+    bits.fill(0, 0, words);
+  }
+}
+
+/** indptr: starts at 0, non-decreasing, ends at nnz (int64 high words 0). */
+function indptrOk(ptr: Int32Array, rows: number, step: number, nnz: number): boolean {
+  if (ptr[0] !== 0 || (step === 2 && ptr[1] !== 0)) return false;
   let prev = 0;
-  let bad = (ptr[0] as number) !== 0;
-  for (let r = 1; r <= a.rows && !bad; r++) {
-    const p = ptr[r * ptrStep] as number;
-    bad = p < prev || p > a.nnz || (widePtr && ptr[r * 2 + 1] !== 0);
+  for (let r = 1; r <= rows; r++) {
+    const p = ptr[r * step] as number;
+    if (p < prev || p > nnz || (step === 2 && ptr[r * 2 + 1] !== 0)) return false;
     prev = p;
   }
-  if (bad || prev !== a.nnz) throw malformed(op, a, `indptr is not non-decreasing from 0 to nnz = ${a.nnz}`);
-  const words = (a.cols + 31) >>> 5;
-  scratch.ensure(words);
-  const { bits, base } = scratch;
+  return prev === nnz;
+}
+
+/** The largest column index; a negative index or an int64 high word gives Infinity. */
+function maxColumn(idx: Int32Array, nnz: number, step: number): number {
   let or = 0;
+  let high = 0;
   let max = 0;
-  for (let j = 0; j < a.nnz * idxStep; j += idxStep) {
-    const c = idx[j] as number;
-    or |= wideIdx ? c | (idx[j + 1] as number) : c;
-    if (c > max) max = c;
+  if (step === 2) {
+    for (let j = 0; j < nnz; j++) {
+      const c = idx[2 * j] as number;
+      or |= c;
+      high |= idx[2 * j + 1] as number;
+      if (c > max) max = c;
+    }
+  } else {
+    for (let j = 0; j < nnz; j++) {
+      const c = idx[j] as number;
+      or |= c;
+      if (c > max) max = c;
+    }
   }
-  if (or < 0 || max >= a.cols) throw malformed(op, a, `a column index is outside [0, ${a.cols})`);
-  for (let j = 0; j < a.nnz * idxStep; j += idxStep) {
+  return or < 0 || high !== 0 ? Number.POSITIVE_INFINITY : max;
+}
+
+function setBits(idx: Int32Array, nnz: number, step: number, bits: Int32Array): void {
+  for (let j = 0; j < nnz * step; j += step) {
     const c = idx[j] as number;
     bits[c >>> 5] = (bits[c >>> 5] as number) | (1 << (c & 31));
   }
-  if (scratch.used.length < a.nnz) scratch.used = new Int32Array(a.nnz);
-  const used = scratch.used;
+}
+
+/** The set columns in order into `used`, each word's rank base into `base`; returns the count. */
+function rankColumns(bits: Int32Array, base: Int32Array, words: number, used: Int32Array): number {
   let nnr = 0;
   for (let w = 0; w < words; w++) {
     let m = bits[w] as number;
@@ -104,36 +154,49 @@ export function csrTRspSmall(
       m ^= low;
     }
   }
-  try {
-    out.alloc([nnr, ...out.shape.slice(1)], [[nnr]]);
-    // Views after the allocation (it may grow the memory).
-    idx = i32(a.indices, a.nnz * idxStep);
-    ptr = i32(a.indptr, (a.rows + 1) * ptrStep);
-    const ix = rt.view(out.aux[0] as TBlob<number>) as StorageArray;
-    if (ix instanceof BigInt64Array) {
-      const halves = new Int32Array(ix.buffer, ix.byteOffset, nnr * 2);
-      for (let k = 0; k < nnr; k++) {
-        halves[2 * k] = used[k] as number;
-        halves[2 * k + 1] = 0;
-      }
-    } else (ix as Int32Array).set(used.subarray(0, nnr));
-    const o = rt.view(out.data as TBlob<number>) as Float32Array | Float64Array;
-    const d = rt.memory.view(a.dtype, dense, a.rows * n) as Float32Array | Float64Array;
-    const v = rt.memory.view(a.dtype, a.data, a.nnz) as Float32Array | Float64Array;
-    o.fill(0);
-    const round = a.dtype === 'float32' ? Math.fround : (y: number) => y;
-    for (let r = 0; r < a.rows; r++) {
-      const end = ptr[(r + 1) * ptrStep] as number;
-      for (let j = ptr[r * ptrStep] as number; j < end; j++) {
-        const c = idx[j * idxStep] as number;
-        const w = c >>> 5;
-        const rank = (base[w] as number) + popcount((bits[w] as number) & ((1 << (c & 31)) - 1));
-        const x = v[j] as number;
-        for (let k = 0; k < n; k++)
-          o[rank * n + k] = (o[rank * n + k] as number) + round(x * (d[r * n + k] as number));
-      }
+  return nnr;
+}
+
+interface Columns {
+  readonly ptr: Int32Array;
+  readonly ptrStep: number;
+  readonly idx: Int32Array;
+  readonly idxStep: number;
+  readonly rows: number;
+  readonly bits: Int32Array;
+  readonly base: Int32Array;
+}
+
+/** o[rank(c)] += v[j] · d[r] over the entries, rows ascending; float32 rounding after each op. */
+function accumulateF32(k: Columns, v: Float32Array, d: Float32Array, o: Float32Array, n: number): void {
+  const { ptr, ptrStep, idx, idxStep, rows, bits, base } = k;
+  o.fill(0);
+  for (let r = 0; r < rows; r++) {
+    const end = ptr[(r + 1) * ptrStep] as number;
+    for (let j = ptr[r * ptrStep] as number; j < end; j++) {
+      const c = idx[j * idxStep] as number;
+      const w = c >>> 5;
+      const rank = (base[w] as number) + popcount((bits[w] as number) & ((1 << (c & 31)) - 1));
+      const x = v[j] as number;
+      for (let q = 0; q < n; q++)
+        o[rank * n + q] = (o[rank * n + q] as number) + Math.fround(x * (d[r * n + q] as number));
     }
-  } finally {
-    bits.fill(0, 0, words);
+  }
+}
+
+/** `accumulateF32` in float64. */
+function accumulateF64(k: Columns, v: Float64Array, d: Float64Array, o: Float64Array, n: number): void {
+  const { ptr, ptrStep, idx, idxStep, rows, bits, base } = k;
+  o.fill(0);
+  for (let r = 0; r < rows; r++) {
+    const end = ptr[(r + 1) * ptrStep] as number;
+    for (let j = ptr[r * ptrStep] as number; j < end; j++) {
+      const c = idx[j * idxStep] as number;
+      const w = c >>> 5;
+      const rank = (base[w] as number) + popcount((bits[w] as number) & ((1 << (c & 31)) - 1));
+      const x = v[j] as number;
+      for (let q = 0; q < n; q++)
+        o[rank * n + q] = (o[rank * n + q] as number) + x * (d[r * n + q] as number);
+    }
   }
 }
