@@ -16,14 +16,17 @@
  *
  * Sparse parameters (MXNet 1.x): row_sparse gradients go to the optimizer's public update as they
  * are (its fused ops update lazily or fall back to dense); with sparse gradients and dense weights a
- * store only reduces gradients (MXNet forces `update_on_kvstore` off). A row_sparse weight needs the
- * store to hold and update it (`updateOnKvstore: false` is MXNet's error); without a store the
- * Trainer updates the full weight its Parameter holds, standing in for a local store, and
- * `rowSparseData` reads the updated rows from there. Passing a KVStore with row_sparse weights is
- * refused until stores provide `rowSparsePull` to the Parameter.
+ * store only reduces gradients (MXNet forces `update_on_kvstore` off). A row_sparse weight is held
+ * and updated by the store (MXNet's `_create_sparse_kvstore`): any store name makes a `local` /
+ * `device` store, updating on it is forced (`updateOnKvstore: false` is MXNet's error), the store
+ * is initialised with the weight holding every row, `step` pushes its (row_sparse) gradient, and the
+ * Parameter's `rowSparseData` pulls its rows through this Trainer (`kv.rowSparsePull`). Parameters
+ * still deferred are put in the store once initialised (MXNet's `_params_to_init`). With
+ * `kvstore: null` (MXNet refuses it) the Trainer instead updates the full weight its Parameter
+ * holds, standing in for a local store, and `rowSparseData` reads the rows from there.
  */
 import { MXNetError, nodeBuiltin } from '@mx/base';
-import type { GradientCompressionParams, KVStore } from '@mx/kvstore';
+import { type GradientCompressionParams, type KVStore, LocalKVStore } from '@mx/kvstore';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import {
   createOptimizer,
@@ -32,7 +35,7 @@ import {
   type OptimizerOptions,
   type UpdaterFunction,
 } from '@mx/optimizer';
-import type { Parameter } from './block/parameter.js';
+import type { Parameter, RowSparseSource } from './block/parameter.js';
 
 interface NodeFs {
   writeFileSync(path: string, data: Uint8Array): void;
@@ -65,7 +68,7 @@ export interface StepOptions {
 export type TrainerParams = ReadonlyMap<string, Parameter> | readonly Parameter[];
 
 /** Applies an optimizer to parameters (MXNet `gluon.Trainer`). */
-export class Trainer {
+export class Trainer implements RowSparseSource {
   readonly optimizer: Optimizer;
   /** The parameters in update order (shared parameters once). */
   readonly params: readonly Parameter[];
@@ -76,6 +79,10 @@ export class Trainer {
   /** The store once the first step made it (undefined before, null when there is none). */
   #kv: KVStore | null | undefined;
   #updateOnKvstore = false;
+  /** Whether this Trainer made the store (from a name) and so disposes it. */
+  #ownsKv = false;
+  /** Indices of the parameters not yet in the store (MXNet `_params_to_init`). */
+  readonly #toInit = new Set<number>();
   /** Some parameter has a row_sparse weight / a sparse gradient (MXNet `_contains_sparse_*`). */
   readonly #sparseWeight: boolean;
   readonly #sparseGrad: boolean;
@@ -114,16 +121,14 @@ export class Trainer {
       return g !== undefined && g !== 'default';
     });
     if (this.#sparseWeight && options.updateOnKvstore === false) {
-      throw new MXNetError('Cannot set update_on_kvstore to False when sparse weights are present.', {
-        hint: 'leave updateOnKvstore unset: row_sparse weights are updated where they are held',
+      throw new MXNetError('Cannot set update_on_kvstore=False when sparse weights are present.', {
+        hint: 'leave updateOnKvstore unset: row_sparse weights are updated by the store that holds them',
       });
     }
-    if (this.#sparseWeight && kv !== null && typeof kv !== 'string') {
+    if (this.#sparseWeight && kv !== null && options.compressionParams != null) {
       throw new MXNetError(
-        'Trainer: row_sparse weights with a KVStore object need KVStore.rowSparsePull wired to Parameter.rowSparseData, which is not built yet',
-        {
-          hint: "pass kvstore 'device' (or null): the Trainer then updates the full weight the Parameter holds",
-        },
+        'Trainer: gradient compression is not supported with row_sparse weights (their gradients are pushed row_sparse)',
+        { hint: 'drop compressionParams, or use dense weights' },
       );
     }
     if (typeof kv === 'string' && options.updateOnKvstore === true && !this.#sparseWeight) {
@@ -152,6 +157,7 @@ export class Trainer {
     }
     this.params = list;
     this.#names = names;
+    for (const p of list) if (p.stype !== 'default') p.setTrainer(this);
     const paramDict = new Map(list.map((p, i) => [i, p] as const));
     if (optimizer instanceof Optimizer) {
       if (Object.keys(optimizerParams).length > 0) {
@@ -234,13 +240,39 @@ export class Trainer {
     return this.#updateOnKvstore;
   }
 
-  /** MXNet's `_init_kvstore` + `_init_params`: the store, its optimizer, and every weight in it. */
+  /**
+   * MXNet's `_init_kvstore` + `_init_params`: the store, its optimizer, and every initialised
+   * weight in it (the rest once they are initialised).
+   */
   #store(): KVStore | null {
-    if (this.#kv !== undefined) return this.#kv;
+    if (this.#kv !== undefined) {
+      if (this.#kv !== null) this.#initParams(this.#kv);
+      return this.#kv;
+    }
     const { kvstore, compression, updateOnKvstore } = this.#kvConfig;
-    const kv = kvstore === null || typeof kvstore === 'string' ? null : kvstore;
+    let kv = kvstore === null || typeof kvstore === 'string' ? null : kvstore;
+    if (kv === null && typeof kvstore === 'string' && this.#sparseWeight) {
+      // MXNet's _create_sparse_kvstore: a name always makes a store for row_sparse weights.
+      const rt = this.params.find((p) => p.isInitialized)?.variableArray().runtime;
+      if (rt === undefined) {
+        throw new MXNetError('Trainer: no parameter is initialized yet, so no store can be made', {
+          hint: 'initialize the parameters before the first step',
+        });
+      }
+      kv = new LocalKVStore(rt, kvstore);
+      this.#ownsKv = true;
+    }
     let onKv = false;
-    if (kv !== null) {
+    if (kv !== null && this.#sparseWeight) {
+      if (!kv.isCapable('optimizer')) {
+        throw new MXNetError(
+          'KVStore with sparse weight requires optimizer support. However, type(kv) does not support optimizer. Please consider other kvstore backends (e.g. dist_device) instead.',
+          { params: { kvstore: kv.type } },
+        );
+      }
+      onKv = true; // (compression was refused with row_sparse weights)
+      kv.setOptimizer(this.optimizer);
+    } else if (kv !== null) {
       onKv = updateOnKvstore ?? kv.runtime.env.get('MXNET_UPDATE_ON_KVSTORE');
       if (kv.type.includes('dist') && kv.type.includes('async')) {
         if (updateOnKvstore === false) {
@@ -258,10 +290,6 @@ export class Trainer {
       }
       if (compression !== null) kv.setGradientCompression(compression);
       if (onKv) kv.setOptimizer(this.optimizer);
-      this.params.forEach((p, i) => {
-        const data = p.listData();
-        kv.broadcast(i, data[0] as NDArray, data);
-      });
     } else if (compression !== null) {
       throw new MXNetError('Trainer: compressionParams need a kvstore', {
         hint: "pass a KVStore object (await kv.create(runtime, 'device'))",
@@ -269,7 +297,83 @@ export class Trainer {
     }
     this.#kv = kv;
     this.#updateOnKvstore = onKv;
+    if (kv !== null) {
+      for (let i = 0; i < this.params.length; i++) this.#toInit.add(i);
+      this.#initParams(kv);
+    }
     return kv;
+  }
+
+  /** Puts every initialised parameter not yet in the store there (MXNet `_init_params`). */
+  #initParams(kv: KVStore): void {
+    for (const i of this.#toInit) {
+      const p = this.params[i] as Parameter;
+      if (!p.isInitialized) continue;
+      if (p.stype === 'default') {
+        const data = p.listData();
+        kv.broadcast(i, data[0] as NDArray, data);
+      } else {
+        const rows = everyRow(p.updateArray());
+        try {
+          kv.init(i, rows);
+        } finally {
+          rows.dispose();
+        }
+      }
+      this.#toInit.delete(i);
+    }
+  }
+
+  /** The store holding `param`'s weight and its key, if a store holds it already. */
+  #held(param: Parameter): [KVStore, number] | undefined {
+    const kv = this.#kv;
+    const i = this.params.indexOf(param);
+    if (kv == null || i < 0 || this.#toInit.has(i)) return undefined;
+    return [kv, i];
+  }
+
+  /**
+   * @internal MXNet `_row_sparse_pull`, for `Parameter.rowSparseData`: makes the store if not yet
+   * made and pulls the rows into `out`; false when there is no store (the rows are read locally).
+   */
+  rowSparsePull(param: Parameter, out: NDArray, rowIds: NDArray): boolean {
+    if (this.#store() === null) return false;
+    const held = this.#held(param);
+    if (held === undefined) return false;
+    const [kv, i] = held;
+    kv.rowSparsePull(i, { out, rowIds, priority: -i });
+    return true;
+  }
+
+  /** @internal Copies the whole stored weight of `param` into the dense `out` (a full `row_sparse_pull`). */
+  pullWeight(param: Parameter, out: NDArray): boolean {
+    const held = this.#held(param);
+    if (held === undefined) return false;
+    const [kv, i] = held;
+    kv.pull(i, out, { priority: -i, ignoreSparse: false });
+    return true;
+  }
+
+  /** @internal Whether the store holds `param`'s weight already. */
+  holdsWeight(param: Parameter): boolean {
+    return this.#held(param) !== undefined;
+  }
+
+  /**
+   * Frees the store this Trainer made from a name (with the store's optimizer states) and lets its
+   * row_sparse parameters go back to their own full weight, refreshed from the store first.
+   */
+  dispose(): void {
+    const kv = this.#kv;
+    for (const p of this.params) {
+      if (p.stype === 'default') continue;
+      if (p.isInitialized) p.updateArray();
+      p.setTrainer(undefined);
+    }
+    if (kv != null && this.#ownsKv) kv.dispose();
+    this.#kv = undefined;
+    this.#ownsKv = false;
+    this.#toInit.clear();
   }
 
   /** Pushes and pulls the gradients (or, updating on the store, gradients in and weights out). */
@@ -277,7 +381,14 @@ export class Trainer {
     if (kv === null) return;
     for (const [i, p] of todo) {
       const grads = p.listGrad();
-      if (this.#updateOnKvstore) kv.pushpull(i, grads, p.listData(), { priority: -i });
+      if (p.stype !== 'default') {
+        // MXNet pushes a row_sparse weight's gradient; the store's optimizer updates the weight.
+        const rsp = grads.map((g) => (g.stype === 'row_sparse' ? g : g.tostype('row_sparse')));
+        kv.push(i, rsp, { priority: -i });
+        rsp.forEach((g, j) => {
+          if (g !== grads[j]) g.dispose();
+        });
+      } else if (this.#updateOnKvstore) kv.pushpull(i, grads, p.listData(), { priority: -i });
       else kv.pushpull(i, grads, undefined, { priority: -i });
     }
   }
@@ -355,4 +466,27 @@ function isKVStore(v: unknown): v is KVStore {
     typeof o.pushpull === 'function' &&
     typeof o.isCapable === 'function'
   );
+}
+
+/**
+ * `full` (dense, rows first) as a row_sparse array storing every row, zero rows included, as MXNet's
+ * row_sparse weights do (lazy updates need every row): `_backward_Embedding` of the weight with ids
+ * 0..n-1 stores each id's row, as engine work; other ranks are read on the host.
+ */
+function everyRow(full: NDArray): NDArray {
+  const rt = full.runtime;
+  const n = full.shape[0] as number;
+  return rt.autograd.pause(() => {
+    if (full.ndim !== 2) {
+      const ids = BigInt64Array.from({ length: n }, (_, r) => BigInt(r));
+      return rt.nd.sparse.rowSparseArray([full, ids], { shape: full.shape, dtype: full.dtype });
+    }
+    const ids = rt.nd.arange(0, n, 1, { ctx: full.ctx });
+    try {
+      const params = { input_dim: n, output_dim: full.shape[1], dtype: full.dtype, sparse_grad: true };
+      return rt.invoke('_backward_Embedding', [full, ids], params)[0] as NDArray;
+    } finally {
+      ids.dispose();
+    }
+  });
 }

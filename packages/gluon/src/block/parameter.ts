@@ -13,9 +13,12 @@
  * sparse gradient buffer (`attachGrad({ stype })`), which backward fills with that storage type and
  * `zeroGrad` empties. A 'row_sparse' weight (`stype`) is MXNet's kvstore-held weight: `data()`
  * refuses it and `rowSparseData(rowIds)` fills the parameter's working copy (a RowSparseNDArray
- * with the gradient attached) with the requested rows. MXNet pulls those rows from the Trainer's
- * KVStore; without a store the full weight is held here (dense, as a local store holds it) and the
- * rows are retained from it directly, and the Trainer updates that full weight.
+ * with the gradient attached) with the requested rows. A Trainer made with the parameter becomes its
+ * row source (MXNet `_set_trainer`, one Trainer per sparse parameter): when the Trainer keeps the
+ * weight in a KVStore, the rows are pulled from the store (MXNet `_row_sparse_pull`) and the full
+ * weight held here is refreshed from it only when read (`updateArray`, e.g. by `saveParameters`).
+ * Without a store (no Trainer, or one made with `kvstore: null`) the full weight held here (dense,
+ * as a local store holds it) is the truth: the rows are retained from it and the Trainer updates it.
  */
 import { type Context, type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { GradReq, NDArray, Runtime } from '@mx/ndarray';
@@ -46,6 +49,20 @@ export interface ParameterOptions {
 }
 
 const STYPES: readonly string[] = ['default', 'row_sparse', 'csr'];
+
+/**
+ * @internal Where a row_sparse weight's rows come from: the Trainer made with it (MXNet's
+ * `Parameter._trainer`). Each method returns false when the Trainer keeps no store for the weight,
+ * and the parameter then works on the full weight it holds.
+ */
+export interface RowSparseSource {
+  /** Pulls rows `rowIds` of `param`'s stored weight into the row_sparse `out` (MXNet `_row_sparse_pull`). */
+  rowSparsePull(param: Parameter, out: NDArray, rowIds: NDArray): boolean;
+  /** Copies `param`'s whole stored weight into the dense `out`, if a store holds it already. */
+  pullWeight(param: Parameter, out: NDArray): boolean;
+  /** Whether a store holds `param`'s weight already (its value here is then a stale copy). */
+  holdsWeight(param: Parameter): boolean;
+}
 
 export interface ParameterInitOptions {
   /** Initializer for parameters with no `init` of their own (default MXNet's Uniform(0.07)). */
@@ -92,6 +109,8 @@ export class Parameter {
   /** A row_sparse weight's working copy: the rows `rowSparseData` retained, with the gradient. */
   #rows: NDArray | undefined;
   #pending: Pending | undefined;
+  /** The Trainer a row_sparse weight reads its rows through (MXNet `_trainer`). */
+  #source: RowSparseSource | undefined;
 
   constructor(name = 'weight', options: ParameterOptions = {}) {
     this.name = name;
@@ -310,8 +329,9 @@ export class Parameter {
    * A row_sparse weight holding only the rows in `rowIds` (MXNet `row_sparse_data`; ids may repeat
    * and come in any order, as in `row_sparse_pull`). The result is the parameter's working copy,
    * refilled by each call and carrying the gradient: use it in the forward pass and do not dispose
-   * it. The rows are retained from the full weight held here (MXNet pulls them from the Trainer's
-   * KVStore); ids outside [0, rows) fail the copy (reading it rejects).
+   * it. With a Trainer that keeps the weight in a KVStore the rows are pulled from the store
+   * (`kv.rowSparsePull`: every requested row, ids checked at the call); otherwise they are retained
+   * from the full weight held here, and ids outside [0, rows) fail the copy (reading it rejects).
    */
   rowSparseData(rowIds: NDArray): NDArray {
     if (this.stype !== 'row_sparse') {
@@ -333,8 +353,23 @@ export class Parameter {
     const full = this.#data;
     const rows = this.#rows;
     if (full === undefined || rows === undefined) return this.#uninitialized('rowSparseData');
-    retainRows(full, rowIds, rows);
+    if (this.#source?.rowSparsePull(this, rows, rowIds) !== true) retainRows(full, rowIds, rows);
     return rows;
+  }
+
+  /**
+   * @internal Makes `source` (a Trainer) the one this row_sparse weight reads its rows through
+   * (MXNet `_set_trainer`): a second Trainer is MXNet's error. Dense parameters keep none.
+   */
+  setTrainer(source: RowSparseSource | undefined): void {
+    if (this.stype === 'default') return;
+    if (source !== undefined && this.#source !== undefined && this.#source !== source) {
+      throw new MXNetError(
+        `Failed to set the trainer for Parameter '${this.name}' because it was already set. More than one trainers for a ${this.stype} Parameter is not supported.`,
+        { hint: 'train a row_sparse parameter with a single Trainer' },
+      );
+    }
+    this.#source = source;
   }
 
   /** @internal The array autograd records for this parameter: the data, or a row_sparse weight's working copy. */
@@ -342,9 +377,26 @@ export class Parameter {
     return this.#variable() ?? this.#uninitialized('variableArray');
   }
 
-  /** @internal What the optimizer updates: the data (for a row_sparse weight, the full weight held here). */
+  /**
+   * @internal What the optimizer updates: the data (for a row_sparse weight, the full weight held
+   * here, first refreshed from the Trainer's store when one holds the weight).
+   */
   updateArray(): NDArray {
-    return this.#data ?? this.#uninitialized('updateArray');
+    const d = this.#data ?? this.#uninitialized('updateArray');
+    this.#source?.pullWeight(this, d);
+    return d;
+  }
+
+  /** MXNet resets the Trainer's store here; a store keeps its keys, so the change is refused. */
+  #checkNotHeld(what: string): void {
+    if (this.#source?.holdsWeight(this) === true) {
+      throw new MXNetError(
+        `Parameter '${this.name}': cannot ${what} a row_sparse weight that the Trainer's KVStore holds already`,
+        {
+          hint: 'set the value before the first step or rowSparseData (or train with kvstore: null)',
+        },
+      );
+    }
   }
 
   /** The gradient buffer (row_sparse or csr with such a `gradStype`); MXNet's error when gradReq is 'null'. */
@@ -379,6 +431,7 @@ export class Parameter {
    * the parameter is initialized from it (shape and dtype must agree with what is declared).
    */
   setData(value: NDArray): void {
+    this.#checkNotHeld('set_data on');
     const cur = this.#data;
     if (cur === undefined) {
       this.shape = value.shape;
@@ -431,6 +484,7 @@ export class Parameter {
 
   /** Casts data and gradient to `dtype` (MXNet `cast`). */
   cast(dtype: DTypeName): void {
+    if (this.#data !== undefined && this.#data.dtype !== dtype) this.#checkNotHeld('cast');
     this.#dtype = dtype;
     const d = this.#data;
     if (d === undefined || d.dtype === dtype) return;
