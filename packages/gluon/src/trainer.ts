@@ -35,7 +35,7 @@ import {
   type OptimizerOptions,
   type UpdaterFunction,
 } from '@mx/optimizer';
-import type { Parameter, RowSparseSource } from './block/parameter.js';
+import type { Parameter } from './block/parameter.js';
 
 interface NodeFs {
   writeFileSync(path: string, data: Uint8Array): void;
@@ -68,7 +68,7 @@ export interface StepOptions {
 export type TrainerParams = ReadonlyMap<string, Parameter> | readonly Parameter[];
 
 /** Applies an optimizer to parameters (MXNet `gluon.Trainer`). */
-export class Trainer implements RowSparseSource {
+export class Trainer {
   readonly optimizer: Optimizer;
   /** The parameters in update order (shared parameters once). */
   readonly params: readonly Parameter[];

@@ -7,8 +7,8 @@
  */
 import { MXNetError, shapesEqual, shapeToString } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
+import type { KeyEntry } from './keys.js';
 import { describeKey, type KVKey } from './keys.js';
-import type { KeyEntry } from './kvstore.js';
 import { checkHostReadable } from './sparse/rsp-ops.js';
 
 /** What an array is to a call: a pushed value, a pull output, or a row_sparse_pull output. */

@@ -10,11 +10,24 @@
  * its own id, string keys are numbered in the order they are first initialised (what a distributed
  * store sends on the wire, so every worker must initialise in the same order).
  */
-import { MXNetError } from '@mx/base';
+import { type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { NDArray } from '@mx/ndarray';
 
 /** A KVStore key: an integer or a string (MXNet allows either, one kind per store). */
 export type KVKey = number | string;
+
+export interface KeyEntry {
+  readonly key: KVKey;
+  /** MXNet's integer id: the int key itself, or the init order of a string key. */
+  readonly id: number;
+  readonly shape: Shape;
+  readonly dtype: DTypeName;
+  /** The storage type of the stored value, fixed by the init value. */
+  readonly stype: KeyStorageType;
+}
+
+/** The storage types a key can hold (MXNet's stores take dense and row_sparse values). */
+export type KeyStorageType = 'default' | 'row_sparse';
 
 /** One key or a list of keys. */
 export type KeysArg = KVKey | readonly KVKey[];

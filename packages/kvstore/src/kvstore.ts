@@ -18,7 +18,7 @@
  * init/push/pull/pushpull/broadcast only push engine operations and return at once, as in MXNet;
  * reading an output waits for them. `barrier` and the optimizer-state functions are async.
  */
-import { type DTypeName, MXNetError, type Shape } from '@mx/base';
+import { MXNetError } from '@mx/base';
 import type { NDArray, Runtime } from '@mx/ndarray';
 import { getUpdater, Optimizer, type UpdaterFunction } from '@mx/optimizer';
 import { checkArray, checkPriority, checkRowSparseValue, checkRuntime } from './checks.js';
@@ -27,6 +27,7 @@ import {
   describeKey,
   groupByKey,
   type KeyArrays,
+  type KeyEntry,
   type KeyKind,
   type KeysArg,
   type KVKey,
@@ -71,18 +72,7 @@ export interface SaveOptimizerStatesOptions {
 }
 
 /** A key of this store: its id, and the shape and dtype every value and output must have. */
-export interface KeyEntry {
-  readonly key: KVKey;
-  /** MXNet's integer id: the int key itself, or the init order of a string key. */
-  readonly id: number;
-  readonly shape: Shape;
-  readonly dtype: DTypeName;
-  /** The storage type of the stored value, fixed by the init value. */
-  readonly stype: KeyStorageType;
-}
-
-/** The storage types a key can hold (MXNet's stores take dense and row_sparse values). */
-export type KeyStorageType = 'default' | 'row_sparse';
+export type { KeyEntry, KeyStorageType } from './keys.js';
 
 /** One key of a call with its arrays (values for init/push, outputs for pull). */
 export interface KeyWork {

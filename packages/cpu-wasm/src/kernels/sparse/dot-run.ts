@@ -15,24 +15,15 @@ import type { SparseBlob, SparseOutput, TBlob } from '@mx/ops';
 import { INLINE_RUNNER } from '../../gemm/index.js';
 import type { CompiledKernel, CpuWasmRuntime } from '../../runtime.js';
 import { poolOf } from '../../threads/index.js';
+import type { CsrOperand } from './csr-operand.js';
 import { buildDotModule, dotModuleKey, type IndexType, PARAM_BYTES, S } from './dot-module.js';
+
+export type { CsrOperand } from './csr-operand.js';
+
 import { csrTRspSmall, SmallTScratch, servesSmallT } from './dot-small.js';
 
 type Blob = TBlob<number>;
 type Runner = Pick<typeof INLINE_RUNNER, 'size' | 'parallelFor'>;
-
-/** A CSR operand as the module sees it. */
-export interface CsrOperand {
-  readonly rows: number;
-  readonly cols: number;
-  readonly nnz: number;
-  readonly data: number;
-  readonly indptr: number;
-  readonly indices: number;
-  readonly dtype: 'float32' | 'float64';
-  readonly indptrType: IndexType;
-  readonly indicesType: IndexType;
-}
 
 /** Multiply-adds below which a product runs on the calling thread. */
 const PARALLEL_WORK = 1 << 20;

@@ -11,7 +11,7 @@
 import { MXNetError, type StorageArray } from '@mx/base';
 import type { SparseOutput, TBlob } from '@mx/ops';
 import type { CpuWasmRuntime } from '../../runtime.js';
-import type { CsrOperand } from './dot-run.js';
+import type { CsrOperand } from './csr-operand.js';
 
 /** Widest dense operand (columns) this path serves; wider products use the wasm kernel. */
 export const SMALL_T_MAX_WIDTH = 4;
