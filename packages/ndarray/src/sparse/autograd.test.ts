@@ -6,12 +6,11 @@
  * 'add' and two uses in one graph, `autograd.grad`, and the refusals (bad options, out-of-bound
  * indices, csr/row_sparse mismatches) leaving the earlier state in place.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime, type NDArray, RowSparseNDArray } from '../index.js';
+import { sparseGolden } from './test-util.js';
 
 interface Case {
   name: string;
@@ -25,12 +24,7 @@ interface Case {
   data: number[];
   dense: number[];
 }
-const golden = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL('../../../cpu-wasm/src/__golden__/sparse-embedding.json', import.meta.url)),
-    'utf8',
-  ),
-) as { backward: Case[] };
+const golden = sparseGolden<{ backward: Case[] }>('sparse-embedding.json');
 const byName = (n: string) => golden.backward.find((c) => c.name === n) as Case;
 const pairA = byName('pair A float32');
 const pairB = byName('pair B float32');

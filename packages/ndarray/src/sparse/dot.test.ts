@@ -5,12 +5,11 @@
  * logged fallback of dense · csrᵀ to csr), values and parts, nnz = 0, autograd (the gradient of a
  * dense rhs is row_sparse, as MXNet's `_backward_dot` gives it), and shape errors at the call.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env, isMXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CSRNDArray, createRuntime, type NDArray, RowSparseNDArray } from '../index.js';
+import { sparseGolden } from './test-util.js';
 
 type F = 'float32' | 'float64';
 interface CsrParts {
@@ -56,12 +55,9 @@ type Fc = CsrParts & {
   dweight: number[];
   dbias: number[];
 };
-const golden = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL('../../../cpu-wasm/src/__golden__/sparse-dot.json', import.meta.url)),
-    'utf8',
-  ),
-) as { csr_dns: CsrDns[]; csr_rsp: CsrRsp[]; dns_csr: DnsCsr[]; fc: Fc[] };
+const golden = sparseGolden<{ csr_dns: CsrDns[]; csr_rsp: CsrRsp[]; dns_csr: DnsCsr[]; fc: Fc[] }>(
+  'sparse-dot.json',
+);
 
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], env: new Env({}) });
 const nd = rt.nd;

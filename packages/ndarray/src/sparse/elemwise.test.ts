@@ -6,8 +6,6 @@
  * nowhere else; dense calls never entering storage dispatch; gradients through autograd (row_sparse
  * parts summed by `_grad_add` stay row_sparse; elementwise ops on sparse inputs differentiate).
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import type { StorageType } from '@mx/ops';
@@ -16,6 +14,7 @@ import { CustomFunction } from '../autograd/function.js';
 import { createRuntime, type NDArray } from '../index.js';
 import { type BaseSparseNDArray, isSparse } from './arrays.js';
 import { needsStorageDispatch } from './invoke-sparse.js';
+import { sparseGolden } from './test-util.js';
 
 type Num = number | string;
 interface Part {
@@ -37,12 +36,7 @@ interface Case {
   served: boolean;
   out: Part;
 }
-const golden = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL('../../../cpu-wasm/src/__golden__/sparse-elemwise.json', import.meta.url)),
-    'utf8',
-  ),
-) as { binary: Case[]; unary: Case[]; addN: Case[] };
+const golden = sparseGolden<{ binary: Case[]; unary: Case[]; addN: Case[] }>('sparse-elemwise.json');
 
 const backend = new CpuWasmBackend({ workers: 0 });
 // Fallback logging on: the tests check it happens exactly where MXNet falls back.

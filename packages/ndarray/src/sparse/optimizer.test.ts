@@ -9,12 +9,11 @@
  * Calls here pass no `out=`: the storage dispatch does not yet take an out= array that is also an
  * input (`out=weight`, MXNet's kWriteInplace); the kernel tests cover that in-place form.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env, isMXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRuntime, type NDArray, RowSparseNDArray } from '../index.js';
+import { sparseGolden } from './test-util.js';
 
 interface Case {
   name: string;
@@ -32,12 +31,7 @@ interface Case {
   states: number[][];
   expected: { weight: number[]; states: number[][] };
 }
-const golden = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL('../../../cpu-wasm/src/__golden__/sparse-optimizer.json', import.meta.url)),
-    'utf8',
-  ),
-) as { cases: Case[] };
+const golden = sparseGolden<{ cases: Case[] }>('sparse-optimizer.json');
 
 const backend = new CpuWasmBackend({ workers: 0 });
 const rt = createRuntime({ backends: [backend], env: new Env({ MXNET_STORAGE_FALLBACK_LOG_VERBOSE: '0' }) });

@@ -6,13 +6,12 @@
  * gradients through autograd, and the refusals (at the call, or when the kernel reads device
  * indices) — with no array leaked.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { type DTypeName, Env, isMXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CSRNDArray, createRuntime, type NDArray, RowSparseNDArray } from '../index.js';
 import { createSparseOps } from './namespace.js';
+import { sparseGolden } from './test-util.js';
 
 type V = number | string;
 interface Parts {
@@ -82,12 +81,7 @@ interface WhereCase {
   y: V[];
   expected: V[];
 }
-const golden = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL('../../../cpu-wasm/src/__golden__/sparse-reduce.json', import.meta.url)),
-    'utf8',
-  ),
-) as {
+const golden = sparseGolden<{
   csr: CsrCase[];
   getnnz: CsrCase[];
   rsp_norm: (CsrCase & { normAll: V[] })[];
@@ -95,7 +89,7 @@ const golden = JSON.parse(
   square_sum: SquareCase[];
   slice: SliceCase[];
   where: WhereCase[];
-};
+}>('sparse-reduce.json');
 
 // Fallback logging on (the default), so the tests see which calls take it.
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], env: new Env({}) });

@@ -4,13 +4,12 @@
  * storage-type dispatch (computeEx, fallback and its log), memory (blocks freed with the array),
  * and a fast-check round trip dense → csr → dense.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CSRNDArray, createRuntime, type NDArray, RowSparseNDArray } from '../index.js';
+import { sparseGolden } from './test-util.js';
 
 interface Case {
   name: string;
@@ -22,12 +21,7 @@ interface Case {
   indptr?: number[];
   coo?: { data: number[]; row: number[]; col: number[] };
 }
-const golden = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL('../../../cpu-wasm/src/__golden__/sparse-cast-storage.json', import.meta.url)),
-    'utf8',
-  ),
-) as { csr: Case[]; row_sparse: Case[]; coo: Case[] };
+const golden = sparseGolden<{ csr: Case[]; row_sparse: Case[]; coo: Case[] }>('sparse-cast-storage.json');
 
 const backend = new CpuWasmBackend({ workers: 0 });
 const rt = createRuntime({ backends: [backend], env: new Env({ MXNET_STORAGE_FALLBACK_LOG_VERBOSE: '0' }) });

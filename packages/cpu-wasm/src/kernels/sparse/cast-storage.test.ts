@@ -4,12 +4,10 @@
  * same storage types with int32 and int64 aux blocks, and the malformed-input refusals of the
  * sparse → dense scatter. Blocks are carved from the backend's allocator by a small test harness.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { cpu, DType, type DTypeName, isMXNetError, type Shape, shapeSize } from '@mx/base';
-import { createOpRegistry, OpReq, type SparseBlob, type SparseOutput, type TBlob } from '@mx/ops';
+import { type DTypeName, isMXNetError } from '@mx/base';
+import { OpReq, type SparseBlob, type SparseOutput, type TBlob } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../backend.js';
+import { createSparseHarness, loadGolden } from './test-harness.js';
 
 interface Case {
   name: string;
@@ -20,75 +18,20 @@ interface Case {
   indices: number[];
   indptr?: number[];
 }
-const golden = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../__golden__/sparse-cast-storage.json', import.meta.url)), 'utf8'),
-) as { csr: Case[]; row_sparse: Case[] };
+const golden = loadGolden<{ csr: Case[]; row_sparse: Case[] }>('sparse-cast-storage.json');
 
-const backend = new CpuWasmBackend({ initialPages: 16, workers: 0 });
-const registry = createOpRegistry();
-backend.install(registry);
-const alloc = backend.allocator(cpu());
+const { registry, backend, ctx, blob, read, output, ...h } = createSparseHarness();
 const op = registry.get('cast_storage');
 const kernel = registry.kernel(op, backend.name);
-const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
 
-function blob(shape: Shape, dtype: DTypeName, values?: ArrayLike<number>): TBlob<number> {
-  const size = shapeSize(shape);
-  const ptr = alloc.alloc(Math.max(size * DType[dtype].bytes, 8)) as number;
-  const b = { ptr: size === 0 ? null : ptr, byteOffset: 0, shape: [...shape], dtype, size };
-  if (values !== undefined && size > 0) {
-    const info = DType[dtype];
-    backend.write(
-      b,
-      info.bigint ? BigInt64Array.from(values, (v) => BigInt(v)) : new info.storage(values as never),
-    );
-  }
-  return b;
-}
-
-const read = (b: TBlob<number>): number[] =>
-  Array.from(backend.readSync(b) as ArrayLike<number | bigint>, Number);
-
-function output(stype: 'csr' | 'row_sparse', shape: Shape, dtype: DTypeName, auxType: DTypeName = 'int64') {
-  let state: { storageShape: Shape; data: TBlob<number>; aux: TBlob<number>[] } | undefined;
-  const out: SparseOutput<number> = {
-    stype,
-    shape,
-    dtype,
-    auxTypes: stype === 'csr' ? [auxType, auxType] : [auxType],
-    alloc(storageShape, auxShapes) {
-      state = { storageShape, data: blob(storageShape, dtype), aux: auxShapes.map((s) => blob(s, auxType)) };
-    },
-    get storageShape() {
-      return (state as NonNullable<typeof state>).storageShape;
-    },
-    get data() {
-      return (state as NonNullable<typeof state>).data;
-    },
-    get aux() {
-      return (state as NonNullable<typeof state>).aux;
-    },
-  };
-  return out;
-}
-
-function sparseInput(c: Case, stype: 'csr' | 'row_sparse', auxType: DTypeName = 'int64'): SparseBlob<number> {
-  const k = c.indices.length;
-  const storageShape = stype === 'csr' ? [k] : [k, ...c.shape.slice(1)];
-  const aux =
-    stype === 'csr'
-      ? [blob([(c.shape[0] as number) + 1], auxType, c.indptr), blob([k], auxType, c.indices)]
-      : [blob([k], auxType, c.indices)];
-  return {
-    stype,
-    shape: c.shape,
-    dtype: c.dtype,
-    storageShape,
-    data: blob(storageShape, c.dtype, c.data),
-    aux,
-    auxTypes: aux.map(() => auxType),
-  };
-}
+const sparseInput = (
+  c: Case,
+  stype: 'csr' | 'row_sparse',
+  auxType: DTypeName = 'int64',
+): SparseBlob<number> =>
+  stype === 'csr'
+    ? h.csr(c.shape, c.dtype, { ...c, indptr: c.indptr as number[] }, auxType)
+    : h.rsp(c.shape, c.dtype, c, auxType);
 
 const run = (
   stype: string,

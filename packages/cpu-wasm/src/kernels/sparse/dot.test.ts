@@ -6,15 +6,13 @@
  * the same products split across a worker pool; the storage signatures served; and the refusals
  * of malformed CSR, mismatched shapes and dtypes.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { cpu, DType, type DTypeName, isMXNetError, type MXNetError, type Shape, shapeSize } from '@mx/base';
-import { createOpRegistry, OpReq, type SparseBlob, type SparseOutput, type TBlob } from '@mx/ops';
+import { isMXNetError, type MXNetError } from '@mx/base';
+import { OpReq, type SparseBlob, type SparseOutput, type TBlob } from '@mx/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../backend.js';
 import { WorkerPool } from '../../threads/pool.js';
 import { backwardDotServes, dotServes } from './dot.js';
 import { SparseDotRunner } from './dot-run.js';
+import { createSparseHarness, loadGolden } from './test-harness.js';
 
 type F = 'float32' | 'float64';
 interface CsrParts {
@@ -70,86 +68,19 @@ type Fc = CsrParts & {
   dbias: number[];
   ddata: number[];
 };
-const golden = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../__golden__/sparse-dot.json', import.meta.url)), 'utf8'),
-) as { csr_dns: CsrDns[]; csr_rsp: CsrRsp[]; dns_csr: DnsCsr[]; fc: Fc[] };
+const golden = loadGolden<{ csr_dns: CsrDns[]; csr_rsp: CsrRsp[]; dns_csr: DnsCsr[]; fc: Fc[] }>(
+  'sparse-dot.json',
+);
 
-const backend = new CpuWasmBackend({ initialPages: 64, workers: 0 });
-const registry = createOpRegistry();
-backend.install(registry);
-const alloc = backend.allocator(cpu());
-const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
-const kernelOf = (name: string) => {
-  const k = registry.kernel(registry.get(name), backend.name);
-  if (k?.computeEx === undefined) throw new Error(`${name} has no computeEx`);
-  return k as Required<Pick<typeof k, 'computeEx' | 'compute'>> & typeof k;
-};
-
-function blob(shape: Shape, dtype: DTypeName, values?: ArrayLike<number>): TBlob<number> {
-  const size = shapeSize(shape);
-  const ptr = alloc.alloc(Math.max(size * DType[dtype].bytes, 8)) as number;
-  const b = { ptr: size === 0 ? null : ptr, byteOffset: 0, shape: [...shape], dtype, size };
-  if (size > 0) {
-    const info = DType[dtype];
-    const v = values ?? new Array(size).fill(dtype === 'int64' ? 0 : Number.NaN); // NaN: unwritten
-    backend.write(b, info.bigint ? BigInt64Array.from(v, (x) => BigInt(x)) : new info.storage(v as never));
-  }
-  return b;
-}
-const read = (b: TBlob<number>): number[] =>
-  Array.from(backend.readSync(b) as ArrayLike<number | bigint>, Number);
-
-function csr(c: CsrParts, aux: 'int64' | 'int32' = 'int64'): SparseBlob<number> {
-  const nnz = c.data.length;
-  const a = [blob([(c.shape[0] as number) + 1], aux, c.indptr), blob([nnz], aux, c.indices)];
-  return {
-    stype: 'csr',
-    shape: c.shape,
-    dtype: c.dtype,
-    storageShape: [nnz],
-    data: blob([nnz], c.dtype, c.data),
-    aux: a,
-    auxTypes: [aux, aux],
-  };
-}
-
-function rsp(r: Rsp, dtype: F, aux: 'int64' | 'int32' = 'int64'): SparseBlob<number> {
-  const k = r.indices.length;
-  const storageShape = [k, ...r.shape.slice(1)];
-  return {
-    stype: 'row_sparse',
-    shape: r.shape,
-    dtype,
-    storageShape,
-    data: blob(storageShape, dtype, r.data),
-    aux: [blob([k], aux, r.indices)],
-    auxTypes: [aux],
-  };
-}
-
-function output(stype: 'csr' | 'row_sparse', shape: Shape, dtype: DTypeName, aux: DTypeName = 'int64') {
-  let s: { storageShape: Shape; data: TBlob<number>; aux: TBlob<number>[] } | undefined;
-  const get = () => s as NonNullable<typeof s>;
-  const out: SparseOutput<number> = {
-    stype,
-    shape,
-    dtype,
-    auxTypes: stype === 'csr' ? [aux, aux] : [aux],
-    alloc(storageShape, auxShapes) {
-      s = { storageShape, data: blob(storageShape, dtype), aux: auxShapes.map((x) => blob(x, aux)) };
-    },
-    get storageShape() {
-      return get().storageShape;
-    },
-    get data() {
-      return get().data;
-    },
-    get aux() {
-      return get().aux;
-    },
-  };
-  return out;
-}
+// Fresh blocks are NaN so an output element the kernel never wrote fails the comparison.
+const { backend, ctx, kernelOf, blob, read, output, ...h } = createSparseHarness({
+  initialPages: 64,
+  poisonFresh: true,
+});
+const csr = (c: CsrParts, aux: 'int64' | 'int32' = 'int64'): SparseBlob<number> =>
+  h.csr(c.shape, c.dtype, c, aux);
+const rsp = (r: Rsp, dtype: F, aux: 'int64' | 'int32' = 'int64'): SparseBlob<number> =>
+  h.rsp(r.shape, dtype, r, aux);
 
 const dot = kernelOf('dot');
 const bdot = kernelOf('_backward_dot');

@@ -6,22 +6,11 @@
  * with int64 and int32 aux blocks. Also: malformed and unsorted inputs are refused, scratch memory
  * is given back, and the dense `compute` of a wrapped op is the compiled one.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { cpu, DType, type DTypeName, isMXNetError, type Shape, shapeSize } from '@mx/base';
-import {
-  createOpRegistry,
-  type Kernel,
-  type Op,
-  OpReq,
-  type SparseBlob,
-  type SparseOutput,
-  type StorageType,
-  type TBlob,
-} from '@mx/ops';
+import { type DTypeName, isMXNetError } from '@mx/base';
+import { type Kernel, type Op, OpReq, type SparseBlob, type StorageType, type TBlob } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../backend.js';
 import { compileElementwise } from '../../codegen/compile.js';
+import { createSparseHarness, loadGolden, num } from './test-harness.js';
 
 type Num = number | string;
 interface Part {
@@ -43,35 +32,10 @@ interface Case {
   served: boolean;
   out: Part;
 }
-const golden = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../__golden__/sparse-elemwise.json', import.meta.url)), 'utf8'),
-) as { binary: Case[]; unary: Case[]; addN: Case[] };
+const golden = loadGolden<{ binary: Case[]; unary: Case[]; addN: Case[] }>('sparse-elemwise.json');
 
-const backend = new CpuWasmBackend({ initialPages: 16, workers: 0 });
-const registry = createOpRegistry();
-backend.install(registry);
-const alloc = backend.runtime.memory.allocator;
-const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
-
-const toNum = (v: Num): number => (typeof v === 'number' ? v : Number(v));
-
-function blob(shape: Shape, dtype: DTypeName, values?: readonly Num[]): TBlob<number> {
-  const size = shapeSize(shape);
-  const ptr = alloc.alloc(Math.max(size * DType[dtype].bytes, 8)) as number;
-  const b = { ptr: size === 0 ? null : ptr, byteOffset: 0, shape: [...shape], dtype, size };
-  if (values !== undefined && size > 0) {
-    const info = DType[dtype];
-    const nums = values.map(toNum);
-    backend.write(
-      b,
-      info.bigint ? BigInt64Array.from(nums, (v) => BigInt(v)) : new info.storage(nums as never),
-    );
-  }
-  return b;
-}
-
-const read = (b: TBlob<number>): number[] =>
-  Array.from(backend.readSync(b) as ArrayLike<number | bigint>, Number);
+// Outputs refuse a second alloc: a kernel sizes its output once.
+const { backend, registry, alloc, ctx, blob, read, output, ...h } = createSparseHarness({ allocOnce: true });
 
 function input(
   p: Part,
@@ -80,55 +44,15 @@ function input(
   auxType: DTypeName,
 ): TBlob<number> | SparseBlob<number> {
   if (p.stype === 'default') return blob(shape, dtype, p.dense);
-  const k = (p.indices as number[]).length;
-  const storageShape = p.stype === 'csr' ? [k] : [k, ...shape.slice(1)];
-  const aux =
-    p.stype === 'csr'
-      ? [blob([(shape[0] as number) + 1], auxType, p.indptr), blob([k], auxType, p.indices)]
-      : [blob([k], auxType, p.indices)];
-  return {
-    stype: p.stype,
-    shape,
-    dtype,
-    storageShape,
-    data: blob(storageShape, dtype, p.data),
-    aux,
-    auxTypes: aux.map(() => auxType),
-  };
-}
-
-/** A SparseOutput over harness blobs; `blocks` counts what it allocated. */
-function output(stype: 'csr' | 'row_sparse', shape: Shape, dtype: DTypeName, auxType: DTypeName) {
-  let state: { storageShape: Shape; data: TBlob<number>; aux: TBlob<number>[] } | undefined;
-  const out: SparseOutput<number> & { blocks: number } = {
-    stype,
-    shape,
-    dtype,
-    blocks: 0,
-    auxTypes: stype === 'csr' ? [auxType, auxType] : [auxType],
-    alloc(storageShape, auxShapes) {
-      if (state !== undefined) throw new Error('allocated twice');
-      state = { storageShape, data: blob(storageShape, dtype), aux: auxShapes.map((s) => blob(s, auxType)) };
-      out.blocks = 1 + auxShapes.length;
-    },
-    get storageShape() {
-      return (state as NonNullable<typeof state>).storageShape;
-    },
-    get data() {
-      return (state as NonNullable<typeof state>).data;
-    },
-    get aux() {
-      return (state as NonNullable<typeof state>).aux;
-    },
-  };
-  return out;
+  const parts = { data: p.data as Num[], indices: p.indices as number[], indptr: p.indptr as number[] };
+  return p.stype === 'csr' ? h.csr(shape, dtype, parts, auxType) : h.rsp(shape, dtype, parts, auxType);
 }
 
 /** Values equal as numbers (NaN equals NaN, -0 equals 0), or within `tol` relative. */
 function close(got: readonly number[], want: readonly Num[], tol = 0): boolean {
   if (got.length !== want.length) return false;
   return got.every((g, i) => {
-    const w = toNum(want[i] as Num);
+    const w = num(want[i] as Num);
     if (Number.isNaN(w)) return Number.isNaN(g);
     if (g === w) return true;
     return tol > 0 && Math.abs(g - w) <= tol * Math.max(1, Math.abs(w));

@@ -5,19 +5,10 @@
  * index dtypes and int32/int64 aux blocks; the forward with a row_sparse weight; MXNet's refusals
  * (out-of-bound indices, req=add, integer gradients); and that the dense kernels are still there.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { cpu, DType, type DTypeName, type Shape, shapeSize } from '@mx/base';
-import {
-  createOpRegistry,
-  OpReq,
-  type OpReqType,
-  type SparseBlob,
-  type SparseOutput,
-  type TBlob,
-} from '@mx/ops';
+import type { DTypeName, Shape } from '@mx/base';
+import { OpReq, type OpReqType, type SparseBlob, type TBlob } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../backend.js';
+import { createSparseHarness, loadGolden } from './test-harness.js';
 
 interface BackwardCase {
   name: string;
@@ -42,62 +33,15 @@ interface ForwardCase {
   weight_data: number[];
   out: number[];
 }
-const golden = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../__golden__/sparse-embedding.json', import.meta.url)), 'utf8'),
-) as { backward: BackwardCase[]; forward_rsp: ForwardCase[] };
+const golden = loadGolden<{ backward: BackwardCase[]; forward_rsp: ForwardCase[] }>('sparse-embedding.json');
 
-const backend = new CpuWasmBackend({ initialPages: 16, workers: 0 });
-const registry = createOpRegistry();
-backend.install(registry);
-const alloc = backend.allocator(cpu());
-const ctx = { isTrain: true, needGrad: false, ctx: cpu(), requested: [] };
+const { backend, registry, ctx, blob, read, output } = createSparseHarness({ isTrain: true });
 const bwdOp = registry.get('_backward_Embedding');
 const bwd = registry.kernel(bwdOp, backend.name);
 const fwdOp = registry.get('Embedding');
 const fwd = registry.kernel(fwdOp, backend.name);
-
-function blob(shape: Shape, dtype: DTypeName, values?: ArrayLike<number>): TBlob<number> {
-  const size = shapeSize(shape);
-  const ptr = alloc.alloc(Math.max(size * DType[dtype].bytes, 8)) as number;
-  const b = { ptr: size === 0 ? null : ptr, byteOffset: 0, shape: [...shape], dtype, size };
-  if (values !== undefined && size > 0) {
-    const info = DType[dtype];
-    backend.write(
-      b,
-      info.bigint ? BigInt64Array.from(values, (v) => BigInt(v)) : new info.storage(values as never),
-    );
-  }
-  return b;
-}
-
-const read = (b: TBlob<number>): number[] =>
-  Array.from(backend.readSync(b) as ArrayLike<number | bigint>, Number);
-
-function rspOutput(shape: Shape, dtype: DTypeName, auxType: DTypeName = 'int64') {
-  let state: { storageShape: Shape; data: TBlob<number>; aux: TBlob<number>[] } | undefined;
-  let allocs = 0;
-  const out: SparseOutput<number> & { allocs(): number } = {
-    stype: 'row_sparse',
-    shape,
-    dtype,
-    auxTypes: [auxType],
-    alloc(storageShape, auxShapes) {
-      allocs++;
-      state = { storageShape, data: blob(storageShape, dtype), aux: auxShapes.map((s) => blob(s, auxType)) };
-    },
-    get storageShape() {
-      return (state as NonNullable<typeof state>).storageShape;
-    },
-    get data() {
-      return (state as NonNullable<typeof state>).data;
-    },
-    get aux() {
-      return (state as NonNullable<typeof state>).aux;
-    },
-    allocs: () => allocs,
-  };
-  return out;
-}
+const rspOutput = (shape: Shape, dtype: DTypeName, auxType: DTypeName = 'int64') =>
+  output('row_sparse', shape, dtype, auxType);
 
 const attrsOf = (c: { input_dim: number; output_dim: number; dtype: string }, sparse = true) =>
   bwdOp.parseParams({
@@ -132,7 +76,7 @@ describe('_backward_Embedding with sparse_grad against PyTorch (coalesced sparse
       ['int64', 'int64'],
     ] as const) {
       const out = runBackward(c, idxDtype, auxType);
-      expect(out.allocs()).toBe(1);
+      expect(out.allocs).toBe(1);
       expect(out.storageShape).toEqual([c.indices.length, c.output_dim]);
       expect(read(out.aux[0] as TBlob<number>)).toEqual(c.indices);
       const got = read(out.data);
@@ -168,14 +112,14 @@ describe('_backward_Embedding with sparse_grad against PyTorch (coalesced sparse
       expect(() => bwd?.computeEx?.(attrsOf(c), ctx, [ograd, data], [OpReq.write], [out])).toThrow(
         /Embedding input contains data out of bound: index .* at position 1/,
       );
-      expect(out.allocs()).toBe(0);
+      expect(out.allocs).toBe(0);
     }
   });
 
   it("refuses req=add (MXNet's SparseEmbedding check) and integer output gradients; req=null writes nothing", () => {
     const c = golden.backward[0] as BackwardCase;
     expect(() => runBackward(c, 'int32', 'int64', OpReq.add)).toThrow(/req != write/);
-    expect(runBackward(c, 'int32', 'int64', OpReq.null).allocs()).toBe(0);
+    expect(runBackward(c, 'int32', 'int64', OpReq.null).allocs).toBe(0);
     const out = rspOutput([c.input_dim, c.output_dim], 'int32');
     const ograd = blob([1, c.output_dim], 'int32', new Array(c.output_dim).fill(1));
     expect(() =>

@@ -6,20 +6,10 @@
  * int64 gradient indices, nnz = 0 and fully dense gradients, wd, clip_gradient and rescale_grad.
  * Then the storage signatures each kernel serves, and the refusals: a refused call writes nothing.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { cpu, DType, type DTypeName, isMXNetError, type Shape, shapeSize } from '@mx/base';
-import {
-  createOpRegistry,
-  OpReq,
-  type OpReqType,
-  type SparseBlob,
-  type SparseOutput,
-  type StorageType,
-  type TBlob,
-} from '@mx/ops';
+import { type DTypeName, isMXNetError, type Shape } from '@mx/base';
+import { OpReq, type OpReqType, type SparseBlob, type SparseOutput, type StorageType } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../backend.js';
+import { type Blob, createSparseHarness, loadGolden } from './test-harness.js';
 
 interface Case {
   name: string;
@@ -37,32 +27,9 @@ interface Case {
   states: number[][];
   expected: { weight: number[]; states: number[][] };
 }
-const golden = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../__golden__/sparse-optimizer.json', import.meta.url)), 'utf8'),
-) as { cases: Case[] };
+const golden = loadGolden<{ cases: Case[] }>('sparse-optimizer.json');
 
-const backend = new CpuWasmBackend({ initialPages: 16, workers: 0 });
-const registry = createOpRegistry();
-backend.install(registry);
-const alloc = backend.allocator(cpu());
-const ctx = { isTrain: false, needGrad: false, ctx: cpu(), requested: [] };
-type Blob = TBlob<number>;
-
-function blob(shape: Shape, dtype: DTypeName, values?: ArrayLike<number>): Blob {
-  const size = shapeSize(shape);
-  const ptr = alloc.alloc(Math.max(size * DType[dtype].bytes, 8)) as number;
-  const b = { ptr: size === 0 ? null : ptr, byteOffset: 0, shape: [...shape], dtype, size };
-  if (values !== undefined && size > 0) {
-    const info = DType[dtype];
-    backend.write(
-      b,
-      info.bigint ? BigInt64Array.from(values, (v) => BigInt(v)) : new info.storage(values as never),
-    );
-  }
-  return b;
-}
-
-const read = (b: Blob): number[] => Array.from(backend.readSync(b) as ArrayLike<number | bigint>, Number);
+const { backend, registry, ctx, blob, read, output, ...h } = createSparseHarness();
 
 /** A row_sparse input with the given rows (all rows when `rows` is omitted). */
 function rsp(
@@ -72,42 +39,13 @@ function rsp(
   aux: DTypeName,
   rows?: readonly number[],
 ): SparseBlob<number> {
-  const ids = rows ?? Array.from({ length: shape[0] ?? 0 }, (_, i) => i);
-  const storageShape = [ids.length, ...shape.slice(1)];
-  return {
-    stype: 'row_sparse',
-    shape,
-    dtype,
-    storageShape,
-    data: blob(storageShape, dtype, data),
-    aux: [blob([ids.length], aux, ids)],
-    auxTypes: [aux],
-  };
+  const indices = rows ?? Array.from({ length: shape[0] ?? 0 }, (_, i) => i);
+  return h.rsp(shape, dtype, { data, indices }, aux);
 }
 
 /** A fresh row_sparse output (blocks allocated by the kernel). */
-function rspOutput(shape: Shape, dtype: DTypeName, aux: DTypeName = 'int64') {
-  let state: { storageShape: Shape; data: Blob; aux: Blob[] } | undefined;
-  const out: SparseOutput<number> = {
-    stype: 'row_sparse',
-    shape,
-    dtype,
-    auxTypes: [aux],
-    alloc(storageShape, auxShapes) {
-      state = { storageShape, data: blob(storageShape, dtype), aux: auxShapes.map((s) => blob(s, aux)) };
-    },
-    get storageShape() {
-      return (state as NonNullable<typeof state>).storageShape;
-    },
-    get data() {
-      return (state as NonNullable<typeof state>).data;
-    },
-    get aux() {
-      return (state as NonNullable<typeof state>).aux;
-    },
-  };
-  return out;
-}
+const rspOutput = (shape: Shape, dtype: DTypeName, aux: DTypeName = 'int64') =>
+  output('row_sparse', shape, dtype, aux);
 
 /** The weight's own store as the output (what out=weight hands the kernel). */
 function sameStore(w: SparseBlob<number>): SparseOutput<number> {

@@ -5,12 +5,10 @@
  * with int64 and int32 aux blocks, nnz = 0, fully dense and zero-size inputs — plus which storage
  * signatures the kernels serve (the rest take the dense fallback) and the run-time refusals.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { type DTypeName, isMXNetError } from '@mx/base';
 import { OpReq } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { createSparseHarness, num } from './test-harness.js';
+import { createSparseHarness, loadGolden, num } from './test-harness.js';
 
 type V = number | string;
 interface CsrCase {
@@ -76,9 +74,7 @@ interface WhereCase {
   y: V[];
   expected: V[];
 }
-const golden = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../__golden__/sparse-reduce.json', import.meta.url)), 'utf8'),
-) as {
+const golden = loadGolden<{
   csr: CsrCase[];
   getnnz: CsrCase[];
   rsp_norm: RspCase[];
@@ -86,7 +82,7 @@ const golden = JSON.parse(
   square_sum: SquareCase[];
   slice: SliceCase[];
   where: WhereCase[];
-};
+}>('sparse-reduce.json');
 
 const h = createSparseHarness();
 const nums = (a: V[]) => a.map(num);
