@@ -27,6 +27,14 @@ export {
   type StorageArrayConstructor,
 } from './dtype.js';
 export {
+  type PromotionOperand,
+  promoteTypes,
+  type ResultTypeOptions,
+  resultType,
+  type WeakScalar,
+  type WeakScalarKind,
+} from './dtype-promotion.js';
+export {
   type BoolSpec,
   ENV_SETTINGS,
   type EngineTypeName,
