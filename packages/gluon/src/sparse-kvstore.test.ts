@@ -1,48 +1,13 @@
-/**
- * Gluon's Trainer with a KVStore holding row_sparse weights (MXNet 1.x `_init_kvstore` with sparse
- * weights, `_row_sparse_pull`, `_allreduce_grads`): the Embedding-bag model of sparse.test.ts, its
- * embedding a row_sparse weight read through `rowSparseData`, trained three SGD steps through a
- * `local` / `device` store (made from the name, or passed in) reaches the PyTorch weights of
- * tools/golden/sparse/embedding.py — read both from the store itself and through the Parameter —
- * as does the store-less run (`kvstore: null`). Also rows pulled through the store, a deferred
- * parameter joining the store later, and MXNet's refusals (each leaving the state unchanged).
- */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { type KVStore, LocalKVStore } from '@mx/kvstore';
-import { createRuntime, type NDArray, type RowSparseNDArray } from '@mx/ndarray';
+import { createRuntime, type RowSparseNDArray } from '@mx/ndarray';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Block } from './block/block.js';
-import { Parameter } from './block/parameter.js';
+import type { Parameter } from './block/parameter.js';
 import { Constant } from './init/fixed-inits.js';
 import { L2Loss } from './loss/index.js';
-import { Dense } from './nn/basic.js';
+import { batch, close, g, label, nums, RspBag, type Step, setInitial } from './test-util/sparse-bag.js';
 import { Trainer, type TrainerOptions } from './trainer.js';
-
-interface Step {
-  grad_rows: number[];
-  embedding: number[];
-  dense_weight: number[];
-  dense_bias: number[];
-}
-const g = JSON.parse(
-  readFileSync(fileURLToPath(new URL('./__golden__/sparse-embedding-train.json', import.meta.url)), 'utf8'),
-) as {
-  vocab: number;
-  dim: number;
-  classes: number;
-  batch: number;
-  bag: number;
-  lr: number;
-  embedding0: number[];
-  dense_weight0: number[];
-  dense_bias0: number[];
-  batches: number[][];
-  labels: number[][];
-  steps: Step[];
-};
 
 const rt = createRuntime({
   backends: [new CpuWasmBackend({ workers: 0 })],
@@ -51,47 +16,20 @@ const rt = createRuntime({
 const { nd } = rt;
 afterAll(() => rt.dispose());
 
-const nums = (a: ArrayLike<number | bigint> | undefined) => Array.from(a ?? [], Number);
-const close = (got: readonly number[], want: readonly number[], digits = 5) => {
-  expect(got.length).toBe(want.length);
-  got.forEach((v, i) => {
-    expect(v).toBeCloseTo(want[i] as number, digits);
-  });
-};
 const rowsOf = (full: readonly number[], rows: readonly number[]) =>
   rows.flatMap((r) => full.slice(r * g.dim, (r + 1) * g.dim));
-
-/** Embedding-bag whose embedding is a row_sparse weight (MXNet's contrib SparseEmbedding). */
-class RspBag extends Block {
-  weight = new Parameter('weight', { shape: [g.vocab, g.dim], stype: 'row_sparse', gradStype: 'row_sparse' });
-  out: Dense;
-  constructor(inUnits: number | undefined = g.dim) {
-    super();
-    this.out = new Dense(g.classes, { inUnits });
-  }
-  forward(x: NDArray): NDArray {
-    const w = this.weight.rowSparseData(x);
-    const e = nd.Embedding(x, w, { input_dim: g.vocab, output_dim: g.dim, sparse_grad: true });
-    return this.out.forward(nd.sum(e, { axis: 1 }));
-  }
-}
 
 function goldenNet(): RspBag {
   const net = new RspBag();
   net.initialize(undefined, { runtime: rt });
-  net.weight.setData(nd.array(g.embedding0, { shape: [g.vocab, g.dim] }));
-  net.out.weight.setData(nd.array(g.dense_weight0, { shape: [g.classes, g.dim] }));
-  (net.out.bias as Parameter).setData(nd.array(g.dense_bias0));
+  setInitial(nd, net.out, net.weight);
   return net;
 }
 
-const batch = (s: number) => nd.array(g.batches[s] as number[], { shape: [g.batch, g.bag] });
-const label = (s: number) => nd.array(g.labels[s] as number[], { shape: [g.batch, g.classes] });
-
 /** One forward/backward/step on golden batch `s`. */
 function trainStep(net: RspBag, trainer: Trainer, s: number): void {
-  const x = batch(s);
-  const y = label(s);
+  const x = batch(nd, s);
+  const y = label(nd, s);
   rt.autograd.record(() => new L2Loss().forward(net.forward(x), y)).backward();
   trainer.step(g.batch);
   x.dispose();

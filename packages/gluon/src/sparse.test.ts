@@ -1,48 +1,14 @@
-/**
- * Gluon with sparse gradients and row_sparse weights (MXNet 1.x `grad_stype` / `stype`), against
- * PyTorch (tools/golden/sparse/embedding.py): an Embedding-bag model (sum of Embedding rows over a
- * bag -> Dense -> L2Loss) trained three SGD steps reaches the weights of the dense-gradient PyTorch
- * model — with `nn.Embedding({ sparseGrad })` (row_sparse gradient, its rows and values checked
- * each step) and with a row_sparse weight read through `rowSparseData`. Also `zeroGrad` on sparse
- * gradients, gradReq 'add', the stale-gradient check, and MXNet's refusals.
- */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Env } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray, RowSparseNDArray } from '@mx/ndarray';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Block } from './block/block.js';
 import { HybridBlock } from './block/hybrid-block.js';
 import { Parameter } from './block/parameter.js';
 import { L2Loss } from './loss/index.js';
 import { Dense } from './nn/basic.js';
 import { Embedding } from './nn/misc.js';
+import { batch, close, g, label, nums, RspBag, type Step, setInitial } from './test-util/sparse-bag.js';
 import { Trainer } from './trainer.js';
-
-interface Step {
-  grad_rows: number[];
-  emb_grad_rows: number[];
-  embedding: number[];
-  dense_weight: number[];
-  dense_bias: number[];
-}
-const g = JSON.parse(
-  readFileSync(fileURLToPath(new URL('./__golden__/sparse-embedding-train.json', import.meta.url)), 'utf8'),
-) as {
-  vocab: number;
-  dim: number;
-  classes: number;
-  batch: number;
-  bag: number;
-  lr: number;
-  embedding0: number[];
-  dense_weight0: number[];
-  dense_bias0: number[];
-  batches: number[][];
-  labels: number[][];
-  steps: Step[];
-};
 
 // The optimizer's fused updates may still fall back to dense for row_sparse gradients: quiet.
 const rt = createRuntime({
@@ -51,14 +17,6 @@ const rt = createRuntime({
 });
 const { nd } = rt;
 afterAll(() => rt.dispose());
-
-const nums = (a: ArrayLike<number | bigint> | undefined) => Array.from(a ?? [], Number);
-const close = (got: readonly number[], want: readonly number[], digits = 5) => {
-  expect(got.length).toBe(want.length);
-  got.forEach((v, i) => {
-    expect(v).toBeCloseTo(want[i] as number, digits);
-  });
-};
 
 /** Embedding-bag with nn.Embedding (dense or row_sparse gradient). */
 class Bag extends HybridBlock {
@@ -73,38 +31,14 @@ class Bag extends HybridBlock {
   }
 }
 
-/** Embedding-bag whose embedding is a row_sparse weight, read with rowSparseData (MXNet's contrib SparseEmbedding). */
-class RspBag extends Block {
-  weight = new Parameter('weight', {
-    shape: [g.vocab, g.dim],
-    stype: 'row_sparse',
-    gradStype: 'row_sparse',
-  });
-  out = new Dense(g.classes, { inUnits: g.dim });
-  forward(x: NDArray): NDArray {
-    const w = this.weight.rowSparseData(x);
-    const e = nd.Embedding(x, w, { input_dim: g.vocab, output_dim: g.dim, sparse_grad: true });
-    return this.out.forward(nd.sum(e, { axis: 1 }));
-  }
-}
-
-const batch = (s: number) => nd.array(g.batches[s] as number[], { shape: [g.batch, g.bag] });
-const label = (s: number) => nd.array(g.labels[s] as number[], { shape: [g.batch, g.classes] });
-
-function setInitial(net: Bag | RspBag, emb: Parameter): void {
-  emb.setData(nd.array(g.embedding0, { shape: [g.vocab, g.dim] }));
-  net.out.weight.setData(nd.array(g.dense_weight0, { shape: [g.classes, g.dim] }));
-  (net.out.bias as Parameter).setData(nd.array(g.dense_bias0));
-}
-
 /** Runs the golden steps; `check(step, emb)` sees the gradient before each update. */
 function train(net: Bag | RspBag, emb: Parameter, check?: (s: number) => Promise<void> | void) {
   const trainer = new Trainer(net.collectParams(), 'sgd', { learningRate: g.lr });
   const loss = new L2Loss();
   return (async () => {
     for (let s = 0; s < g.steps.length; s++) {
-      const x = batch(s);
-      const y = label(s);
+      const x = batch(nd, s);
+      const y = label(nd, s);
       rt.autograd.record(() => loss.forward(net.forward(x), y)).backward();
       await check?.(s);
       trainer.step(g.batch);
@@ -123,14 +57,14 @@ describe('training an Embedding-bag with sparse gradients matches the dense PyTo
   it('dense gradients (the reference run)', async () => {
     const net = new Bag(false);
     net.initialize(undefined, { runtime: rt });
-    setInitial(net, net.emb.weight);
+    setInitial(nd, net.out, net.emb.weight);
     await train(net, net.emb.weight);
   });
 
   it('nn.Embedding({ sparseGrad: true }): a row_sparse gradient of the batch rows, same weights', async () => {
     const net = new Bag(true);
     net.initialize(undefined, { runtime: rt });
-    setInitial(net, net.emb.weight);
+    setInitial(nd, net.out, net.emb.weight);
     expect(net.emb.weight.gradStype).toBe('row_sparse');
     await train(net, net.emb.weight, async (s) => {
       const grad = net.emb.weight.grad();
@@ -146,7 +80,7 @@ describe('training an Embedding-bag with sparse gradients matches the dense PyTo
     const net = new Bag(true);
     net.initialize(undefined, { runtime: rt });
     net.hybridize();
-    setInitial(net, net.emb.weight);
+    setInitial(nd, net.out, net.emb.weight);
     await train(net, net.emb.weight, async (s) => {
       const grad = net.emb.weight.grad();
       expect(grad.stype).toBe('row_sparse');
@@ -159,7 +93,7 @@ describe('training an Embedding-bag with sparse gradients matches the dense PyTo
   it('a row_sparse weight read through rowSparseData, updated by the Trainer, same weights', async () => {
     const net = new RspBag();
     net.initialize(undefined, { runtime: rt });
-    setInitial(net, net.weight);
+    setInitial(nd, net.out, net.weight);
     await train(net, net.weight, async (s) => {
       const want = g.steps[s] as Step;
       const grad = await (net.weight.grad() as RowSparseNDArray).parts();
@@ -190,7 +124,7 @@ describe('sparse gradient buffers', () => {
     expect(emb.weight.grad().stype).toBe('row_sparse');
     const ones = nd.ones([g.batch, g.bag, g.dim]);
     for (const s of [0, 1]) {
-      const x = batch(s);
+      const x = batch(nd, s);
       rt.autograd.record(() => emb.forward(x)).backward(ones);
     }
     // Each row's gradient is the number of times it was looked up (times a row of ones).
@@ -211,7 +145,7 @@ describe('sparse gradient buffers', () => {
     const net = new RspBag();
     net.initialize(undefined, { runtime: rt });
     const trainer = new Trainer(net.collectParams(), 'sgd', { learningRate: 0.1 });
-    const x = batch(0);
+    const x = batch(nd, 0);
     rt.autograd.record(() => nd.sum(net.forward(x))).backward();
     trainer.step(1);
     expect(() => trainer.step(1)).toThrow(

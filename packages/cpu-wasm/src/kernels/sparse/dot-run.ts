@@ -20,7 +20,7 @@ import { buildDotModule, dotModuleKey, type IndexType, PARAM_BYTES, S } from './
 
 export type { CsrOperand } from './csr-operand.js';
 
-import { csrTRspSmall, SmallTScratch, servesSmallT } from './dot-small.js';
+import { csrTRspSmall, maxColumn, rankColumns, SmallTScratch, servesSmallT, setBits } from './dot-small.js';
 
 type Blob = TBlob<number>;
 type Runner = Pick<typeof INLINE_RUNNER, 'size' | 'parallelFor'>;
@@ -41,9 +41,7 @@ export interface SparseDotOptions {
 export class SparseDotRunner {
   readonly rt: CpuWasmRuntime;
   readonly #parallelWork: number;
-  /** A clear bitmap over columns, reused by `#usedColumnsSorted` (grown on demand). */
-  #bits = new Int32Array(0);
-  /** Scratch of the narrow csrᵀ path (dot-small.ts). */
+  /** Scratch of the column bitmap (dot-small.ts), for both csrᵀ paths. */
   readonly #small = new SmallTScratch();
 
   constructor(rt: CpuWasmRuntime, options: SparseDotOptions = {}) {
@@ -261,51 +259,30 @@ export class SparseDotRunner {
 
   /**
    * `usedColumns` for a csr with far fewer nonzeros than columns (a hashed-feature batch over a
-   * million-row weight): the columns are set in a bitmap (cols/8 bytes, which stays in cache) and
-   * read back in order, so the cost follows nnz plus cols/32 words, with no per-column flag pass
-   * and no sort. Only the used columns' ranks are written; the products read no others. int64
-   * indices are read as their 32-bit halves (little-endian).
+   * million-row weight, with a dense side too wide for dot-small.ts): the columns are ranked
+   * through dot-small's bitmap instead of a per-column flag pass, so the cost follows nnz plus
+   * cols/32 words. Only the used columns' ranks are written; the products read no others.
    */
   #usedColumnsSorted(op: string, a: CsrOperand, flags: number): number[] {
-    const n = a.nnz;
-    const wide = a.indicesType === 'i64';
-    const src = this.rt.memory.view('int32', a.indices, wide ? 2 * n : n) as Int32Array;
-    const words = (a.cols + 31) >>> 5;
-    if (this.#bits.length < words) this.#bits = new Int32Array(words);
-    const bits = this.#bits;
-    const step = wide ? 2 : 1;
-    // Sign bits and high words OR-ed together, and the largest index: one check after the loop.
-    let or = 0;
-    let max = 0;
-    for (let j = 0; j < n * step; j += step) {
-      const c = src[j] as number;
-      or |= wide ? c | (src[j + 1] as number) : c;
-      if (c > max) max = c;
-    }
-    if (or < 0 || max >= a.cols || (wide && hasHighWord(src))) {
+    const step = a.indicesType === 'i64' ? 2 : 1;
+    const idx = this.rt.memory.view('int32', a.indices, a.nnz * step) as Int32Array;
+    if (maxColumn(idx, a.nnz, step) >= a.cols) {
       throw new MXNetError(
         `malformed CSR operand of shape (${a.rows}, ${a.cols}): a column index is outside [0, ${a.cols})`,
         { op, shapes: [[a.rows, a.cols]], hint: 'check the sparse array with checkFormat()' },
       );
     }
-    for (let j = 0; j < n * step; j += step) {
-      const c = src[j] as number;
-      bits[c >>> 5] = (bits[c >>> 5] as number) | (1 << (c & 31));
-    }
+    const words = (a.cols + 31) >>> 5;
+    const scratch = this.#small;
+    scratch.ensure(words, a.nnz);
+    setBits(idx, a.nnz, step, scratch.bits);
+    const nnr = rankColumns(scratch.bits, scratch.base, words, scratch.used);
+    scratch.bits.fill(0, 0, words);
     const f = this.#i32(flags, a.cols);
-    const used: number[] = [];
-    for (let w = 0; w < words; w++) {
-      let m = bits[w] as number;
-      if (m === 0) continue;
-      bits[w] = 0; // leave the bitmap clear for the next call
-      while (m !== 0) {
-        const low = m & -m;
-        const c = (w << 5) + 31 - Math.clz32(low);
-        f[c] = used.length;
-        used.push(c);
-        m ^= low;
-      }
-    }
+    const used = Array.from(scratch.used.subarray(0, nnr));
+    used.forEach((c, k) => {
+      f[c] = k;
+    });
     return used;
   }
 
@@ -458,9 +435,3 @@ export function blobAt(addr: number, shape: Shape, dtype: DTypeName): Blob {
 
 /** Bytes of `n` elements of `dtype`. */
 export const bytesOf = (dtype: DTypeName, n: number): number => n * DType[dtype].bytes;
-
-/** True when an int64 index block (as int32 pairs) has a nonzero high word. */
-function hasHighWord(pairs: Int32Array): boolean {
-  for (let j = 1; j < pairs.length; j += 2) if (pairs[j] !== 0) return true;
-  return false;
-}

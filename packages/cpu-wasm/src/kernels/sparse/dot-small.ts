@@ -94,8 +94,14 @@ export function csrTRspSmall(
     const d = rt.memory.view(a.dtype, dense, rows * n);
     const v = rt.memory.view(a.dtype, a.data, nnz);
     const cols = { ptr, ptrStep, idx, idxStep, rows, bits, base };
-    if (o instanceof Float32Array) accumulateF32(cols, v as Float32Array, d as Float32Array, o, n);
-    else accumulateF64(cols, v as Float64Array, d as Float64Array, o as Float64Array, n);
+    accumulate(
+      cols,
+      v as Floats,
+      d as Floats,
+      o as Floats,
+      n,
+      o instanceof Float32Array ? Math.fround : identity,
+    );
   } finally {
     bits.fill(0, 0, words);
   }
@@ -114,7 +120,7 @@ function indptrOk(ptr: Int32Array, rows: number, step: number, nnz: number): boo
 }
 
 /** The largest column index; a negative index or an int64 high word gives Infinity. */
-function maxColumn(idx: Int32Array, nnz: number, step: number): number {
+export function maxColumn(idx: Int32Array, nnz: number, step: number): number {
   let or = 0;
   let high = 0;
   let max = 0;
@@ -135,7 +141,7 @@ function maxColumn(idx: Int32Array, nnz: number, step: number): number {
   return or < 0 || high !== 0 ? Number.POSITIVE_INFINITY : max;
 }
 
-function setBits(idx: Int32Array, nnz: number, step: number, bits: Int32Array): void {
+export function setBits(idx: Int32Array, nnz: number, step: number, bits: Int32Array): void {
   for (let j = 0; j < nnz * step; j += step) {
     const c = idx[j] as number;
     bits[c >>> 5] = (bits[c >>> 5] as number) | (1 << (c & 31));
@@ -143,7 +149,7 @@ function setBits(idx: Int32Array, nnz: number, step: number, bits: Int32Array): 
 }
 
 /** The set columns in order into `used`, each word's rank base into `base`; returns the count. */
-function rankColumns(bits: Int32Array, base: Int32Array, words: number, used: Int32Array): number {
+export function rankColumns(bits: Int32Array, base: Int32Array, words: number, used: Int32Array): number {
   let nnr = 0;
   for (let w = 0; w < words; w++) {
     let m = bits[w] as number;
@@ -167,8 +173,20 @@ interface Columns {
   readonly base: Int32Array;
 }
 
-/** o[rank(c)] += v[j] · d[r] over the entries, rows ascending; float32 rounding after each op. */
-function accumulateF32(k: Columns, v: Float32Array, d: Float32Array, o: Float32Array, n: number): void {
+type Floats = Float32Array | Float64Array;
+
+/**
+ * o[rank(c)] += v[j] · d[r] over the entries, rows ascending; `round` is `Math.fround` for
+ * float32 (rounding the product, then the sum on the store, as the wasm kernel does) or identity.
+ */
+function accumulate(
+  k: Columns,
+  v: Floats,
+  d: Floats,
+  o: Floats,
+  n: number,
+  round: (x: number) => number,
+): void {
   const { ptr, ptrStep, idx, idxStep, rows, bits, base } = k;
   o.fill(0);
   for (let r = 0; r < rows; r++) {
@@ -179,24 +197,9 @@ function accumulateF32(k: Columns, v: Float32Array, d: Float32Array, o: Float32A
       const rank = (base[w] as number) + popcount((bits[w] as number) & ((1 << (c & 31)) - 1));
       const x = v[j] as number;
       for (let q = 0; q < n; q++)
-        o[rank * n + q] = (o[rank * n + q] as number) + Math.fround(x * (d[r * n + q] as number));
+        o[rank * n + q] = (o[rank * n + q] as number) + round(x * (d[r * n + q] as number));
     }
   }
 }
 
-/** `accumulateF32` in float64. */
-function accumulateF64(k: Columns, v: Float64Array, d: Float64Array, o: Float64Array, n: number): void {
-  const { ptr, ptrStep, idx, idxStep, rows, bits, base } = k;
-  o.fill(0);
-  for (let r = 0; r < rows; r++) {
-    const end = ptr[(r + 1) * ptrStep] as number;
-    for (let j = ptr[r * ptrStep] as number; j < end; j++) {
-      const c = idx[j * idxStep] as number;
-      const w = c >>> 5;
-      const rank = (base[w] as number) + popcount((bits[w] as number) & ((1 << (c & 31)) - 1));
-      const x = v[j] as number;
-      for (let q = 0; q < n; q++)
-        o[rank * n + q] = (o[rank * n + q] as number) + x * (d[r * n + q] as number);
-    }
-  }
-}
+const identity = (x: number): number => x;
