@@ -13,6 +13,7 @@ import { installElementwise } from './codegen/index.js';
 import { installLinalg } from './gemm/index.js';
 import { installInit } from './kernels/init/index.js';
 import { installNN } from './kernels/nn/index.js';
+import { installNp } from './kernels/np/index.js';
 import { installOptimizer } from './kernels/optimizer/index.js';
 import { installReduce } from './kernels/reduce/index.js';
 import { installShape } from './kernels/shape/index.js';
@@ -72,6 +73,7 @@ export class CpuWasmBackend implements Backend<number> {
     installNN(registry, this.runtime, gemm);
     installOptimizer(registry, this.runtime);
     installSparse(registry, this.runtime);
+    installNp(registry, this.runtime);
   }
 
   write(dst: TBlob<number>, src: StorageArray): void {

@@ -8,6 +8,7 @@ import { registerElementwise } from './elementwise/index.js';
 import { registerInit } from './init/index.js';
 import { registerLinalg } from './linalg/index.js';
 import { registerNN } from './nn/index.js';
+import { registerNp } from './np/index.js';
 import { registerOptimizer } from './optimizer/index.js';
 import { registerReduce } from './reduce/index.js';
 import { registerShape } from './shape/index.js';
@@ -24,5 +25,6 @@ export function registerCoreOps(registry: OpRegistry): OpRegistry {
   registerNN(registry);
   registerOptimizer(registry);
   registerSparse(registry);
+  registerNp(registry);
   return registry;
 }

@@ -19,6 +19,7 @@ import { installNorm } from './nn/norm/index.js';
 import { LEFT_OUT as nn_normLeftOut } from './nn/norm/left-out.js';
 import { installSeq } from './nn/seq/index.js';
 import { LEFT_OUT as nn_seqLeftOut } from './nn/seq/left-out.js';
+import { installNp, LEFT_OUT as npLeftOut } from './np/index.js';
 import { installOptimizer } from './optimizer/index.js';
 import { LEFT_OUT as optimizerLeftOut } from './optimizer/left-out.js';
 import { installReduce } from './reduce/index.js';
@@ -40,6 +41,7 @@ export function installFamilies(registry: OpRegistry, gpu: GpuHost): void {
   installSeq(registry, gpu);
   installOptimizer(registry, gpu);
   installSparse(registry, gpu);
+  installNp(registry, gpu);
 }
 
 /** Ops cpu-wasm runs that webgpu does not, with the reason (merged from each family). */
@@ -55,4 +57,5 @@ export const WEBGPU_LEFT_OUT: Readonly<Record<string, string>> = {
   ...nn_seqLeftOut,
   ...optimizerLeftOut,
   ...sparseLeftOut,
+  ...npLeftOut,
 };

@@ -1,0 +1,7 @@
+/**
+ * cpu-wasm kernels of the np creation area (docs/design/np.md). Empty until the area lands.
+ */
+import type { OpRegistry } from '@mx/ops';
+import type { CpuWasmRuntime } from '../../../runtime.js';
+
+export function installNpCreation(_registry: OpRegistry, _rt: CpuWasmRuntime): void {}

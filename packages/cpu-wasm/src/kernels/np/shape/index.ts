@@ -1,0 +1,7 @@
+/**
+ * cpu-wasm kernels of the np shape area (docs/design/np.md). Empty until the area lands.
+ */
+import type { OpRegistry } from '@mx/ops';
+import type { CpuWasmRuntime } from '../../../runtime.js';
+
+export function installNpShape(_registry: OpRegistry, _rt: CpuWasmRuntime): void {}
