@@ -20,7 +20,7 @@ import { buildDotModule, dotModuleKey, type IndexType, PARAM_BYTES, S } from './
 
 export type { CsrOperand } from './csr-operand.js';
 
-import { csrTRspSmall, maxColumn, rankColumns, SmallTScratch, servesSmallT, setBits } from './dot-small.js';
+import { csrTRspSmall, rankColumns, servesSmallT, type WithTemps } from './dot-small.js';
 
 type Blob = TBlob<number>;
 type Runner = Pick<typeof INLINE_RUNNER, 'size' | 'parallelFor'>;
@@ -41,8 +41,8 @@ export interface SparseDotOptions {
 export class SparseDotRunner {
   readonly rt: CpuWasmRuntime;
   readonly #parallelWork: number;
-  /** Scratch of the column bitmap (dot-small.ts), for both csrᵀ paths. */
-  readonly #small = new SmallTScratch();
+  /** `withTemps` bound to this runner, for dot-small.ts. */
+  readonly #temps: WithTemps = (op, sizes, body) => this.withTemps(op, sizes, body);
 
   constructor(rt: CpuWasmRuntime, options: SparseDotOptions = {}) {
     this.rt = rt;
@@ -259,31 +259,17 @@ export class SparseDotRunner {
 
   /**
    * `usedColumns` for a csr with far fewer nonzeros than columns (a hashed-feature batch over a
-   * million-row weight, with a dense side too wide for dot-small.ts): the columns are ranked
-   * through dot-small's bitmap instead of a per-column flag pass, so the cost follows nnz plus
-   * cols/32 words. Only the used columns' ranks are written; the products read no others.
+   * million-row weight): the columns are ranked through dot-small's bitmap instead of a
+   * per-column flag pass, so the cost follows nnz plus cols/64 words. Only the used columns'
+   * ranks are written; the products read no others.
    */
   #usedColumnsSorted(op: string, a: CsrOperand, flags: number): number[] {
-    const step = a.indicesType === 'i64' ? 2 : 1;
-    const idx = this.rt.memory.view('int32', a.indices, a.nnz * step) as Int32Array;
-    if (maxColumn(idx, a.nnz, step) >= a.cols) {
-      throw new MXNetError(
-        `malformed CSR operand of shape (${a.rows}, ${a.cols}): a column index is outside [0, ${a.cols})`,
-        { op, shapes: [[a.rows, a.cols]], hint: 'check the sparse array with checkFormat()' },
-      );
-    }
-    const words = (a.cols + 31) >>> 5;
-    const scratch = this.#small;
-    scratch.ensure(words, a.nnz);
-    setBits(idx, a.nnz, step, scratch.bits);
-    const nnr = rankColumns(scratch.bits, scratch.base, words, scratch.used);
-    scratch.bits.fill(0, 0, words);
-    const f = this.#i32(flags, a.cols);
-    const used = Array.from(scratch.used.subarray(0, nnr));
-    used.forEach((c, k) => {
-      f[c] = k;
+    return rankColumns(this.rt, op, a, this.#temps, (r) => {
+      const used = Array.from(this.#i32(r.used, r.nnr));
+      const f = this.#i32(flags, a.cols);
+      for (let k = 0; k < used.length; k++) f[used[k] as number] = k;
+      return used;
     });
-    return used;
   }
 
   /**
@@ -298,8 +284,9 @@ export class SparseDotRunner {
     n: number,
     out: SparseOutput<number>,
   ): void {
-    if (rowMap === 0 && servesSmallT(a, n)) {
-      csrTRspSmall(this.rt, op, a, dense, n, out, this.#small);
+    // The rank path runs on the caller: products big enough for the pool take the column map.
+    if (rowMap === 0 && servesSmallT(a, n) && a.nnz * n < this.#parallelWork) {
+      csrTRspSmall(this.rt, op, a, dense, n, out, this.#temps);
       return;
     }
     this.withTemps(op, [Math.max(4, a.cols * 4)], ([flags]) => {
@@ -422,8 +409,14 @@ export class SparseDotRunner {
 export function writeIndices(rt: CpuWasmRuntime, b: Blob, values: readonly number[]): void {
   if (values.length === 0) return;
   const v = rt.view(b);
-  if (v instanceof BigInt64Array) for (let i = 0; i < values.length; i++) v[i] = BigInt(values[i] as number);
-  else (v as Int32Array).set(values);
+  if (v instanceof BigInt64Array) {
+    // Non-negative values below 2^31 (row and column ids): written as 32-bit halves, no BigInt.
+    const halves = new Int32Array(v.buffer, v.byteOffset, 2 * values.length);
+    for (let i = 0; i < values.length; i++) {
+      halves[2 * i] = values[i] as number;
+      halves[2 * i + 1] = 0;
+    }
+  } else (v as Int32Array).set(values);
 }
 
 /** A dense blob of `shape` at `addr` (a temporary or a reshaped view of another blob). */

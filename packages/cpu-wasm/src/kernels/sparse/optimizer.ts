@@ -11,7 +11,8 @@
  * nothing to do when the output is the weight's memory (`out=weight`, MXNet's kWriteInplace, the
  * only form MXNet accepts), else a copy (dense, or a row_sparse output allocated with every row
  * stored) — and runs the op's row loops (optimizer-rows.ts) on the output, the states in place.
- * Lazy or standard is MXNet's choice: lazy when `lazy_update` and the states have the weight's
+ * sgd_update's loop, the hot one of a sparse model's step, runs in wasm instead (sgd-run.ts) with
+ * the same values bit for bit. Lazy or standard is MXNet's choice: lazy when `lazy_update` and the states have the weight's
  * storage type (sgd_update: `lazy_update` alone; ftrl and the adagrad ops are always lazy).
  *
  * MXNet fills a row_sparse state that has no rows yet with zero rows (`FillDnsZerosRspImpl`); a
@@ -47,6 +48,7 @@ import {
   sgdMomStd,
   sgdRows,
 } from './optimizer-rows.js';
+import { type SgdWasm, sgdWasm } from './sgd-run.js';
 
 type Blob = TBlob<number>;
 type In = Blob | SparseBlob<number>;
@@ -299,8 +301,11 @@ function runUpdate(
   const rows = w.shape[0] ?? 0;
   const rowLen = rows === 0 ? 0 : w.shape.slice(1).reduce((x, y) => x * y, 1);
   const states = u.states.map((i) => inputs[i] as In);
+  // sgd_update runs in wasm (sgd-run.ts) where it can; its row check only finds a bad row, whose
+  // MXNetError the JavaScript check then builds.
+  const fast = u.op === 'sgd_update' ? sgdWasm(rt, w, grad) : undefined;
   // Validate everything before the first write.
-  const idx = gradRows(u, rt, grad, rows);
+  const idx = fast === undefined || fast.badRow(rows) >= 0 ? gradRows(u, rt, grad, rows) : undefined;
   checkAllRows(u, w, 'weight', rows);
   states.forEach((s, i) => {
     checkAllRows(u, s, u.inputs[u.states[i] as number] as string, rows);
@@ -308,6 +313,10 @@ function runUpdate(
   const lazy = lazyOf(attrs, w, states);
   const outData = outputHoldingWeight(rt, w, outputs[0] as Out, r0);
   if (rows === 0 || rowLen === 0) return;
+  if (idx === undefined) {
+    (fast as SgdWasm).run(outData, rowLen, paramsOf(attrs), attrs.lazy_update === true);
+    return;
+  }
   const view = (b: Blob): Floats => rt.view(b) as Floats;
   const args: RowArgs = {
     rows,
