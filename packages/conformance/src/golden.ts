@@ -12,6 +12,8 @@ import linalg from './__golden__/linalg.json';
 import nn_layers from './__golden__/nn_layers.json';
 import nn_seq from './__golden__/nn_seq.json';
 import norm from './__golden__/norm.json';
+import np_linalg from './__golden__/np_linalg.json';
+import np_products from './__golden__/np_products.json';
 import optimizer from './__golden__/optimizer.json';
 import reduce from './__golden__/reduce.json';
 import shape from './__golden__/shape.json';
@@ -27,6 +29,8 @@ export const GOLDEN_FILES: Readonly<Record<string, RawCaseFile>> = Object.freeze
   nn_layers: nn_layers as unknown as RawCaseFile,
   nn_seq: nn_seq as unknown as RawCaseFile,
   norm: norm as unknown as RawCaseFile,
+  np_linalg: np_linalg as unknown as RawCaseFile,
+  np_products: np_products as unknown as RawCaseFile,
   optimizer: optimizer as unknown as RawCaseFile,
   reduce: reduce as unknown as RawCaseFile,
   shape: shape as unknown as RawCaseFile,

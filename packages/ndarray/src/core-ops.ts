@@ -1172,6 +1172,16 @@ export type BackwardDotParams = {
   readonly forward_stype?: 'default' | 'row_sparse' | 'csr' | null;
 };
 
+/** Params of `_backward_linalg_potrf` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardLinalgPotrfParams = {
+  /**
+   * True if the triangular matrix is lower triangular, false if it is upper triangular.
+   *
+   * @defaultValue `true`
+   */
+  readonly lower?: boolean;
+};
+
 /**
  * Params of `_backward_linear_reg_out` (MXNet's names; omitted fields take the defaults shown).
  *
@@ -1275,6 +1285,49 @@ export type BackwardMeanParams = {
    * @defaultValue `false`
    */
   readonly exclude?: boolean;
+};
+
+/** Params of `_backward_npi_einsum` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiEinsumParams = {
+  /** Number of input arrays. */
+  readonly num_args: number;
+
+  /**
+   * Specifies the subscripts for summation as comma separated list of subscript labels. An implicit
+   * (classical Einstein summation) calculation is performed unless the explicit indicator '->' is
+   * included as well as subscript labels of the precise output form.
+   *
+   * @defaultValue `''`
+   */
+  readonly subscripts?: string;
+
+  /**
+   * 0: contract every operand at once (NumPy's optimize=False); non-zero: pairwise in the order of
+   * einsum_path's greedy search; 2: its 'optimal' search.
+   *
+   * @defaultValue `0`
+   */
+  readonly optimize?: number;
+};
+
+/** Params of `_backward_npi_tensorinv` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiTensorinvParams = {
+  /**
+   * Number of first indices that are involved in the inverse sum.
+   *
+   * @defaultValue `2`
+   */
+  readonly ind?: number;
+};
+
+/** Params of `_backward_npi_tensorsolve` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiTensorsolveParams = {
+  /**
+   * Axes in a to reorder to the right, before inversion.
+   *
+   * @defaultValue `[]`
+   */
+  readonly a_axes?: number | readonly number[];
 };
 
 /** Params of `_backward_pick` (MXNet's names; omitted fields take the defaults shown). */
@@ -1756,6 +1809,129 @@ export type NpCumsumParams = {
    */
   readonly dtype?: 'float16' | 'float32' | 'float64' | 'int8' | 'int32' | 'int64' | null;
 };
+
+/**
+ * Params of `_npi_cholesky` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardLinalgPotrfParams}.
+ */
+export type NpiCholeskyParams = BackwardLinalgPotrfParams;
+
+/** Params of `_npi_eigh` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiEighParams = {
+  /**
+   * Specifies whether the calculation is done with the lower or upper triangular part.
+   *
+   * @defaultValue `'L'`
+   */
+  readonly UPLO?: 'L' | 'U';
+};
+
+/**
+ * Params of `_npi_eigvalsh` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiEighParams}.
+ */
+export type NpiEigvalshParams = NpiEighParams;
+
+/** Params of `_npi_einsum` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiEinsumParams = {
+  /**
+   * Number of input arrays.
+   *
+   * Filled in with the number of input arrays when omitted.
+   */
+  readonly num_args?: number;
+
+  /**
+   * Specifies the subscripts for summation as comma separated list of subscript labels. An implicit
+   * (classical Einstein summation) calculation is performed unless the explicit indicator '->' is
+   * included as well as subscript labels of the precise output form.
+   *
+   * @defaultValue `''`
+   */
+  readonly subscripts?: string;
+
+  /**
+   * 0: contract every operand at once (NumPy's optimize=False); non-zero: pairwise in the order of
+   * einsum_path's greedy search; 2: its 'optimal' search.
+   *
+   * @defaultValue `0`
+   */
+  readonly optimize?: number;
+};
+
+/** Params of `_npi_matrix_rank` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiMatrixRankParams = {
+  /**
+   * If True, A is assumed to be Hermitian (symmetric if real-valued).
+   *
+   * @defaultValue `false`
+   */
+  readonly hermitian?: boolean;
+};
+
+/** Params of `_npi_matrix_rank_none_tol` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiMatrixRankNoneTolParams = {
+  /**
+   * Machine limits for float32 type
+   *
+   * @defaultValue `0`
+   */
+  readonly finfoEps32?: number;
+
+  /**
+   * Machine limits for float64 type
+   *
+   * @defaultValue `0`
+   */
+  readonly finfoEps64?: number;
+
+  /**
+   * If True, A is assumed to be Hermitian (symmetric if real-valued).
+   *
+   * @defaultValue `false`
+   */
+  readonly hermitian?: boolean;
+};
+
+/**
+ * Params of `_npi_pinv` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiMatrixRankParams}.
+ */
+export type NpiPinvParams = NpiMatrixRankParams;
+
+/** Params of `_npi_pinv_scalar_rcond` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiPinvScalarRcondParams = {
+  /**
+   * Cutoff for small singular values.
+   *
+   * @defaultValue `1e-15`
+   */
+  readonly rcond?: number;
+
+  /**
+   * If True, A is assumed to be Hermitian (symmetric if real-valued).
+   *
+   * @defaultValue `false`
+   */
+  readonly hermitian?: boolean;
+};
+
+/**
+ * Params of `_npi_tensorinv` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiTensorinvParams}.
+ */
+export type NpiTensorinvParams = BackwardNpiTensorinvParams;
+
+/**
+ * Params of `_npi_tensorsolve` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiTensorsolveParams}.
+ */
+export type NpiTensorsolveParams = BackwardNpiTensorsolveParams;
 
 /**
  * Params of `_ones` (MXNet's names; omitted fields take the defaults shown).
@@ -4651,6 +4827,63 @@ export interface CoreOps {
   ): [NDArray<D>, NDArray<D>];
 
   /**
+   * det's gradient: ddet · det · A⁻ᵀ from the saved LU factors (zero where det = 0, as MXNet).
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`.
+   *
+   * Returns one array.
+   */
+  _backward_linalg_det(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    arg3: NDArray,
+    params?: OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * inverse's gradient: -Bᵀ · dB · Bᵀ with B = A⁻¹.
+   *
+   * Inputs: `arg0`, `arg1`.
+   *
+   * Returns one array.
+   */
+  _backward_linalg_inverse<D extends DTypeName = DTypeName>(
+    arg0: NDArray<D>,
+    arg1: NDArray<D>,
+    params?: OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Cholesky's gradient (symmetric): dA = ½ L⁻ᵀ Φ(Lᵀ dL) L⁻¹, Φ mirroring the lower triangle.
+   *
+   * Inputs: `arg0`, `arg1`.
+   *
+   * Returns one array.
+   */
+  _backward_linalg_potrf<D extends DTypeName = DTypeName>(
+    arg0: NDArray<D>,
+    arg1: NDArray<D>,
+    params?: BackwardLinalgPotrfParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * slogdet's gradient: dlogabsdet · A⁻ᵀ (none through sign; zero for singular A, as MXNet).
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, `arg4`.
+   *
+   * Returns one array.
+   */
+  _backward_linalg_slogdet(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    arg3: NDArray,
+    arg4: NDArray,
+    params?: OpInvokeOptions,
+  ): NDArray;
+
+  /**
    * Gradient of LinearRegressionOutput: (label, output) → (data grad, label grad = 0).
    *
    * Inputs: `label`, `output`.
@@ -4789,6 +5022,98 @@ export interface CoreOps {
    * Returns one array.
    */
   _backward_mean(ograd: NDArray, data: NDArray, params?: BackwardMeanParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Gradient of _npi_einsum: every operand's gradient from (ograd, arg0..), each an einsum of ograd
+   * with the other operands.
+   *
+   * Inputs: any number of arrays (for example `ograd`, `arg0`, `arg1`).
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _backward_npi_einsum<N extends number>(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpiEinsumParams & { readonly num_args: N } & OpInvokeOptions,
+    ]
+  ): OpOutputs<N>;
+
+  /**
+   * QR's gradient (MXNet qr_backward): inputs dQ, dR, A, Q, R; needs R's leading K×K block invertible.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, `arg4`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_qr(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    arg3: NDArray,
+    arg4: NDArray,
+    params?: OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * solve's gradient: dB = A⁻ᵀ dX, dA = -dB Xᵀ.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_npi_solve(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    arg3: NDArray,
+    params?: OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
+   * SVD's gradient (MXNet gesvd_backward): inputs dUT, dL, dV, UT, L, V; singular-value gaps clamped
+   * as MXNet does.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, `arg4`, `arg5`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_svd(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    arg3: NDArray,
+    arg4: NDArray,
+    arg5: NDArray,
+    params?: OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * tensorinv's gradient: -Bᵀ · dB · Bᵀ on the matrix views, reshaped to a's shape.
+   *
+   * Inputs: `arg0`, `arg1`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_tensorinv<D extends DTypeName = DTypeName>(
+    arg0: NDArray<D>,
+    arg1: NDArray<D>,
+    params?: BackwardNpiTensorinvParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * tensorsolve's gradient: db = A⁻ᵀ dx, da = -db xᵀ on the reordered matrix view, axes restored.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_npi_tensorsolve(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    arg3: NDArray,
+    params?: BackwardNpiTensorsolveParams & OpInvokeOptions,
+  ): [NDArray, NDArray];
 
   /**
    * Gradient of pick: ograd added into zeros shaped like data at the picked positions.
@@ -5254,6 +5579,15 @@ export interface CoreOps {
   _lesser_scalar(data: NDArray, params?: LesserScalarParams & OpInvokeOptions): NDArray;
 
   /**
+   * Determinant of square matrices (..., N, N), batched; hidden outputs: LU factors and int32 pivots.
+   *
+   * Inputs: `A`.
+   *
+   * Returns one array.
+   */
+  _linalg_det(A: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
    * General matrix multiplication out = alpha * op(A) * op(B), batched over all but the row (axis) and
    * column (last) axes.
    *
@@ -5266,6 +5600,24 @@ export interface CoreOps {
     B: NDArray<D>,
     params?: LinalgGemm2Params & OpInvokeOptions,
   ): NDArray<D>;
+
+  /**
+   * Inverse of square matrices (..., N, N), batched. Singular input: "Singular matrix".
+   *
+   * Inputs: `A`.
+   *
+   * Returns one array.
+   */
+  _linalg_inverse(A: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Sign and log|det| of square matrices (..., N, N), batched; hidden outputs: LU factors and pivots.
+   *
+   * Inputs: `A`.
+   *
+   * Returns 2 arrays.
+   */
+  _linalg_slogdet(A: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
 
   /**
    * Return evenly spaced numbers over a specified interval. Similar to Numpy
@@ -5482,6 +5834,183 @@ export interface CoreOps {
    * Returns one array.
    */
   _np_cumsum(a: NDArray, params?: NpCumsumParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Cholesky factor of symmetric positive-definite matrices (..., N, N): lower L (A = L Lᵀ) or upper U
+   * (A = Uᵀ U).
+   *
+   * Inputs: `A`.
+   *
+   * Returns one array.
+   */
+  _npi_cholesky(A: NDArray, params?: NpiCholeskyParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_linalg_det`: Determinant of square matrices (..., N, N), batched; hidden outputs: LU
+   * factors and int32 pivots.
+   */
+  readonly _npi_det: CoreOps['_linalg_det'];
+
+  /**
+   * Eigenvalues and right eigenvectors (columns) of real square matrices with real eigenvalues
+   * (ascending in \@mx); a complex eigenvalue is an error.
+   *
+   * Inputs: `A`.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_eig(A: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices, reading the UPLO
+   * triangle.
+   *
+   * Inputs: `A`.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_eigh(A: NDArray, params?: NpiEighParams & OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * Eigenvalues of real square matrices with real eigenvalues (ascending in \@mx); a complex
+   * eigenvalue is an error.
+   *
+   * Inputs: `A`.
+   *
+   * Returns one array.
+   */
+  _npi_eigvals(A: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Eigenvalues (ascending) of symmetric matrices, reading the UPLO triangle.
+   *
+   * Inputs: `A`.
+   *
+   * Returns one array.
+   */
+  _npi_eigvalsh(A: NDArray, params?: NpiEigvalshParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Evaluates the Einstein summation convention on the operands (NumPy's einsum), with NumPy's
+   * subscripts: explicit ('ij,jk->ik'), implicit ('ij,jk'), '...' broadcasting and repeated subscripts
+   * (diagonals, traces).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_einsum(...args: [...arrays: NDArray[], params: NpiEinsumParams & OpInvokeOptions]): NDArray;
+
+  /**
+   * Evaluates the Einstein summation convention on the operands (NumPy's einsum), with NumPy's
+   * subscripts: explicit ('ij,jk->ik'), implicit ('ij,jk'), '...' broadcasting and repeated subscripts
+   * (diagonals, traces).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_einsum(...arrays: NDArray[]): NDArray;
+
+  /**
+   * Alias of `_linalg_inverse`: Inverse of square matrices (..., N, N), batched. Singular input:
+   * "Singular matrix".
+   */
+  readonly _npi_inv: CoreOps['_linalg_inverse'];
+
+  /**
+   * Rank of (..., M, N) by SVD: the count of singular values > tol (an array broadcast over the
+   * batch).
+   *
+   * Inputs: `M`, `tol`.
+   *
+   * Returns one array.
+   */
+  _npi_matrix_rank(M: NDArray, tol: NDArray, params?: NpiMatrixRankParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Rank of (..., M, N) by SVD: singular values > max(s) * max(M, N) * eps (finfoEps32/64 per dtype).
+   *
+   * Inputs: `M`.
+   *
+   * Returns one array.
+   */
+  _npi_matrix_rank_none_tol(M: NDArray, params?: NpiMatrixRankNoneTolParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Moore–Penrose pseudo-inverse of (..., M, N) by SVD; singular values <= rcond * max are dropped
+   * (rcond an array).
+   *
+   * Inputs: `A`, `rcond`.
+   *
+   * Returns one array.
+   */
+  _npi_pinv(A: NDArray, rcond: NDArray, params?: NpiPinvParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Moore–Penrose pseudo-inverse of (..., M, N) by SVD; singular values <= rcond * max are dropped.
+   *
+   * Inputs: `A`.
+   *
+   * Returns one array.
+   */
+  _npi_pinv_scalar_rcond(A: NDArray, params?: NpiPinvScalarRcondParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Reduced QR of (..., M, N): Q (..., M, K) with orthonormal columns, R (..., K, N) upper triangular,
+   * K = min(M, N).
+   *
+   * Inputs: `A`.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_qr(A: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * Alias of `_linalg_slogdet`: Sign and log|det| of square matrices (..., N, N), batched; hidden
+   * outputs: LU factors and pivots.
+   */
+  readonly _npi_slogdet: CoreOps['_linalg_slogdet'];
+
+  /**
+   * Solve a x = b for square a (..., N, N) and b (..., N) or (..., N, K), batched (no broadcasting, as
+   * MXNet 2.0).
+   *
+   * Inputs: `A`, `B`.
+   *
+   * Returns one array.
+   */
+  _npi_solve(A: NDArray, B: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * SVD of (..., M, N), M <= N: A = UT · diag(L) · V with L descending; the largest entry of each row
+   * of V is positive.
+   *
+   * Inputs: `A`.
+   *
+   * Returns 3 arrays.
+   */
+  _npi_svd(A: NDArray, params?: OpInvokeOptions): [NDArray, NDArray, NDArray];
+
+  /**
+   * Inverse of an N-d array with respect to tensordot: shape a.shape[ind:] + a.shape[:ind].
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_tensorinv(a: NDArray, params?: NpiTensorinvParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Solve tensordot(a, x, axes=x.ndim) = b for x; a_axes are moved to the end of a first.
+   *
+   * Inputs: `a`, `b`.
+   *
+   * Returns one array.
+   */
+  _npi_tensorsolve(a: NDArray, b: NDArray, params?: NpiTensorsolveParams & OpInvokeOptions): NDArray;
 
   /**
    * Alias of `Activation`: Elementwise activation: relu, sigmoid, log_sigmoid, mish, tanh, softrelu
@@ -6705,10 +7234,28 @@ export interface CoreOps {
   ): NDArray;
 
   /**
+   * Alias of `_linalg_det`: Determinant of square matrices (..., N, N), batched; hidden outputs: LU
+   * factors and int32 pivots.
+   */
+  readonly linalg_det: CoreOps['_linalg_det'];
+
+  /**
    * Alias of `_linalg_gemm2`: General matrix multiplication out = alpha * op(A) * op(B), batched over
    * all but the row (axis) and column (last) axes.
    */
   readonly linalg_gemm2: CoreOps['_linalg_gemm2'];
+
+  /**
+   * Alias of `_linalg_inverse`: Inverse of square matrices (..., N, N), batched. Singular input:
+   * "Singular matrix".
+   */
+  readonly linalg_inverse: CoreOps['_linalg_inverse'];
+
+  /**
+   * Alias of `_linalg_slogdet`: Sign and log|det| of square matrices (..., N, N), batched; hidden
+   * outputs: LU factors and pivots.
+   */
+  readonly linalg_slogdet: CoreOps['_linalg_slogdet'];
 
   /**
    * natural log

@@ -6,6 +6,7 @@
 export type { Backend, BackendCapabilities } from './backend.js';
 export { registerCoreOps } from './defs/index.js';
 export { type SoftmaxOutputAttrs, softmaxOutputGeometry } from './defs/nn/layers/output.js';
+export * from './defs/np/products/index.js';
 export { sliceStart } from './defs/shape/slice.js';
 export { STORAGE_TYPES, sparseAuxNames } from './defs/sparse/index.js';
 export {

@@ -28,12 +28,16 @@ import type {
   BackwardInstanceNormParams,
   BackwardLayerNormParams,
   BackwardLeakyReLUParams,
+  BackwardLinalgPotrfParams,
   BackwardLinearRegOutParams,
   BackwardLogisticRegOutParams,
   BackwardLogSoftmaxParams,
   BackwardMaeRegOutParams,
   BackwardMaskedSoftmaxParams,
   BackwardMeanParams,
+  BackwardNpiEinsumParams,
+  BackwardNpiTensorinvParams,
+  BackwardNpiTensorsolveParams,
   BackwardPadParams,
   BackwardPickParams,
   BackwardPoolingParams,
@@ -120,6 +124,16 @@ import type {
   NormParams,
   NotEqualScalarParams,
   NpCumsumParams,
+  NpiCholeskyParams,
+  NpiEighParams,
+  NpiEigvalshParams,
+  NpiEinsumParams,
+  NpiMatrixRankNoneTolParams,
+  NpiMatrixRankParams,
+  NpiPinvParams,
+  NpiPinvScalarRcondParams,
+  NpiTensorinvParams,
+  NpiTensorsolveParams,
   OneHotParams,
   OnesParams,
   PadParams,
@@ -1242,6 +1256,61 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * det's gradient: ddet · det · A⁻ᵀ from the saved LU factors (zero where det = 0, as MXNet).
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_linalg_det(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1' | 'arg2' | 'arg3'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1' | 'arg2' | 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2' | 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}, 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * inverse's gradient: -Bᵀ · dB · Bᵀ with B = A⁻¹.
+   *
+   * Inputs: `arg0`, `arg1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_linalg_inverse(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Cholesky's gradient (symmetric): dA = ½ L⁻ᵀ Φ(Lᵀ dL) L⁻¹, Φ mirroring the lower triangle.
+   *
+   * Inputs: `arg0`, `arg1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_linalg_potrf(
+    ...args:
+      | [params?: SymOptions<BackwardLinalgPotrfParams, 'arg0' | 'arg1'>]
+      | [arg0: Symbol, params?: SymOptions<BackwardLinalgPotrfParams, 'arg1'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<BackwardLinalgPotrfParams>]
+  ): Symbol;
+
+  /**
+   * slogdet's gradient: dlogabsdet · A⁻ᵀ (none through sign; zero for singular A, as MXNet).
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, `arg4`, by position or by name; those left out become
+   * variables `<name>_<input>`.
+   */
+  _backward_linalg_slogdet(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1' | 'arg2' | 'arg3' | 'arg4'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1' | 'arg2' | 'arg3' | 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2' | 'arg3' | 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}, 'arg3' | 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, params?: SymOptions<{}, 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, arg4: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
    * Gradient of LinearRegressionOutput: (label, output) → (data grad, label grad = 0).
    *
    * Inputs: `label`, `output`, by position or by name; those left out become variables
@@ -1327,6 +1396,115 @@ export interface SymOps {
       | [params?: SymOptions<BackwardMeanParams, 'ograd' | 'data'>]
       | [ograd: Symbol, params?: SymOptions<BackwardMeanParams, 'data'>]
       | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardMeanParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_einsum: every operand's gradient from (ograd, arg0..), each an einsum of ograd
+   * with the other operands.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_npi_einsum(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardNpiEinsumParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<BackwardNpiEinsumParams>]
+  ): Symbol;
+
+  /**
+   * QR's gradient (MXNet qr_backward): inputs dQ, dR, A, Q, R; needs R's leading K×K block invertible.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, `arg4`, by position or by name; those left out become
+   * variables `<name>_<input>`.
+   */
+  _backward_npi_qr(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1' | 'arg2' | 'arg3' | 'arg4'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1' | 'arg2' | 'arg3' | 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2' | 'arg3' | 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}, 'arg3' | 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, params?: SymOptions<{}, 'arg4'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, arg4: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * solve's gradient: dB = A⁻ᵀ dX, dA = -dB Xᵀ.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_solve(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1' | 'arg2' | 'arg3'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1' | 'arg2' | 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2' | 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}, 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * SVD's gradient (MXNet gesvd_backward): inputs dUT, dL, dV, UT, L, V; singular-value gaps clamped
+   * as MXNet does.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, `arg4`, `arg5`, by position or by name; those left out
+   * become variables `<name>_<input>`.
+   */
+  _backward_npi_svd(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1' | 'arg2' | 'arg3' | 'arg4' | 'arg5'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1' | 'arg2' | 'arg3' | 'arg4' | 'arg5'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2' | 'arg3' | 'arg4' | 'arg5'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}, 'arg3' | 'arg4' | 'arg5'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, params?: SymOptions<{}, 'arg4' | 'arg5'>]
+      | [
+          arg0: Symbol,
+          arg1: Symbol,
+          arg2: Symbol,
+          arg3: Symbol,
+          arg4: Symbol,
+          params?: SymOptions<{}, 'arg5'>,
+        ]
+      | [
+          arg0: Symbol,
+          arg1: Symbol,
+          arg2: Symbol,
+          arg3: Symbol,
+          arg4: Symbol,
+          arg5: Symbol,
+          params?: SymOptions<{}>,
+        ]
+  ): Symbol;
+
+  /**
+   * tensorinv's gradient: -Bᵀ · dB · Bᵀ on the matrix views, reshaped to a's shape.
+   *
+   * Inputs: `arg0`, `arg1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_tensorinv(
+    ...args:
+      | [params?: SymOptions<BackwardNpiTensorinvParams, 'arg0' | 'arg1'>]
+      | [arg0: Symbol, params?: SymOptions<BackwardNpiTensorinvParams, 'arg1'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<BackwardNpiTensorinvParams>]
+  ): Symbol;
+
+  /**
+   * tensorsolve's gradient: db = A⁻ᵀ dx, da = -db xᵀ on the reordered matrix view, axes restored.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_tensorsolve(
+    ...args:
+      | [params?: SymOptions<BackwardNpiTensorsolveParams, 'arg0' | 'arg1' | 'arg2' | 'arg3'>]
+      | [arg0: Symbol, params?: SymOptions<BackwardNpiTensorsolveParams, 'arg1' | 'arg2' | 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<BackwardNpiTensorsolveParams, 'arg2' | 'arg3'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<BackwardNpiTensorsolveParams, 'arg3'>]
+      | [
+          arg0: Symbol,
+          arg1: Symbol,
+          arg2: Symbol,
+          arg3: Symbol,
+          params?: SymOptions<BackwardNpiTensorsolveParams>,
+        ]
   ): Symbol;
 
   /**
@@ -1755,6 +1933,13 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Determinant of square matrices (..., N, N), batched; hidden outputs: LU factors and int32 pivots.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _linalg_det(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
    * General matrix multiplication out = alpha * op(A) * op(B), batched over all but the row (axis) and
    * column (last) axes.
    *
@@ -1766,6 +1951,20 @@ export interface SymOps {
       | [A: Symbol, params?: SymOptions<LinalgGemm2Params, 'B'>]
       | [A: Symbol, B: Symbol, params?: SymOptions<LinalgGemm2Params>]
   ): Symbol;
+
+  /**
+   * Inverse of square matrices (..., N, N), batched. Singular input: "Singular matrix".
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _linalg_inverse(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Sign and log|det| of square matrices (..., N, N), batched; hidden outputs: LU factors and pivots.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _linalg_slogdet(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
 
   /**
    * Return evenly spaced numbers over a specified interval. Similar to Numpy
@@ -2028,6 +2227,187 @@ export interface SymOps {
    */
   _np_cumsum(
     ...args: [params?: SymOptions<NpCumsumParams, 'a'>] | [a: Symbol, params?: SymOptions<NpCumsumParams>]
+  ): Symbol;
+
+  /**
+   * Cholesky factor of symmetric positive-definite matrices (..., N, N): lower L (A = L Lᵀ) or upper U
+   * (A = Uᵀ U).
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_cholesky(
+    ...args:
+      | [params?: SymOptions<NpiCholeskyParams, 'A'>]
+      | [A: Symbol, params?: SymOptions<NpiCholeskyParams>]
+  ): Symbol;
+
+  /**
+   * Alias of `_linalg_det`: Determinant of square matrices (..., N, N), batched; hidden outputs: LU
+   * factors and int32 pivots.
+   */
+  readonly _npi_det: SymOps['_linalg_det'];
+
+  /**
+   * Eigenvalues and right eigenvectors (columns) of real square matrices with real eigenvalues
+   * (ascending in \@mx); a complex eigenvalue is an error.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_eig(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices, reading the UPLO
+   * triangle.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_eigh(
+    ...args: [params?: SymOptions<NpiEighParams, 'A'>] | [A: Symbol, params?: SymOptions<NpiEighParams>]
+  ): Symbol;
+
+  /**
+   * Eigenvalues of real square matrices with real eigenvalues (ascending in \@mx); a complex
+   * eigenvalue is an error.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_eigvals(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Eigenvalues (ascending) of symmetric matrices, reading the UPLO triangle.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_eigvalsh(
+    ...args:
+      | [params?: SymOptions<NpiEigvalshParams, 'A'>]
+      | [A: Symbol, params?: SymOptions<NpiEigvalshParams>]
+  ): Symbol;
+
+  /**
+   * Evaluates the Einstein summation convention on the operands (NumPy's einsum), with NumPy's
+   * subscripts: explicit ('ij,jk->ik'), implicit ('ij,jk'), '...' broadcasting and repeated subscripts
+   * (diagonals, traces).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_einsum(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiEinsumParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiEinsumParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * Alias of `_linalg_inverse`: Inverse of square matrices (..., N, N), batched. Singular input:
+   * "Singular matrix".
+   */
+  readonly _npi_inv: SymOps['_linalg_inverse'];
+
+  /**
+   * Rank of (..., M, N) by SVD: the count of singular values > tol (an array broadcast over the
+   * batch).
+   *
+   * Inputs: `M`, `tol`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_matrix_rank(
+    ...args:
+      | [params?: SymOptions<NpiMatrixRankParams, 'M' | 'tol'>]
+      | [M: Symbol, params?: SymOptions<NpiMatrixRankParams, 'tol'>]
+      | [M: Symbol, tol: Symbol, params?: SymOptions<NpiMatrixRankParams>]
+  ): Symbol;
+
+  /**
+   * Rank of (..., M, N) by SVD: singular values > max(s) * max(M, N) * eps (finfoEps32/64 per dtype).
+   *
+   * Inputs: `M`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_matrix_rank_none_tol(
+    ...args:
+      | [params?: SymOptions<NpiMatrixRankNoneTolParams, 'M'>]
+      | [M: Symbol, params?: SymOptions<NpiMatrixRankNoneTolParams>]
+  ): Symbol;
+
+  /**
+   * Moore–Penrose pseudo-inverse of (..., M, N) by SVD; singular values <= rcond * max are dropped
+   * (rcond an array).
+   *
+   * Inputs: `A`, `rcond`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_pinv(
+    ...args:
+      | [params?: SymOptions<NpiPinvParams, 'A' | 'rcond'>]
+      | [A: Symbol, params?: SymOptions<NpiPinvParams, 'rcond'>]
+      | [A: Symbol, rcond: Symbol, params?: SymOptions<NpiPinvParams>]
+  ): Symbol;
+
+  /**
+   * Moore–Penrose pseudo-inverse of (..., M, N) by SVD; singular values <= rcond * max are dropped.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_pinv_scalar_rcond(
+    ...args:
+      | [params?: SymOptions<NpiPinvScalarRcondParams, 'A'>]
+      | [A: Symbol, params?: SymOptions<NpiPinvScalarRcondParams>]
+  ): Symbol;
+
+  /**
+   * Reduced QR of (..., M, N): Q (..., M, K) with orthonormal columns, R (..., K, N) upper triangular,
+   * K = min(M, N).
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_qr(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Alias of `_linalg_slogdet`: Sign and log|det| of square matrices (..., N, N), batched; hidden
+   * outputs: LU factors and pivots.
+   */
+  readonly _npi_slogdet: SymOps['_linalg_slogdet'];
+
+  /**
+   * Solve a x = b for square a (..., N, N) and b (..., N) or (..., N, K), batched (no broadcasting, as
+   * MXNet 2.0).
+   *
+   * Inputs: `A`, `B`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_solve(
+    ...args:
+      | [params?: SymOptions<{}, 'A' | 'B'>]
+      | [A: Symbol, params?: SymOptions<{}, 'B'>]
+      | [A: Symbol, B: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * SVD of (..., M, N), M <= N: A = UT · diag(L) · V with L descending; the largest entry of each row
+   * of V is positive.
+   *
+   * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_svd(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Inverse of an N-d array with respect to tensordot: shape a.shape[ind:] + a.shape[:ind].
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tensorinv(
+    ...args:
+      | [params?: SymOptions<NpiTensorinvParams, 'a'>]
+      | [a: Symbol, params?: SymOptions<NpiTensorinvParams>]
+  ): Symbol;
+
+  /**
+   * Solve tensordot(a, x, axes=x.ndim) = b for x; a_axes are moved to the end of a first.
+   *
+   * Inputs: `a`, `b`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tensorsolve(
+    ...args:
+      | [params?: SymOptions<NpiTensorsolveParams, 'a' | 'b'>]
+      | [a: Symbol, params?: SymOptions<NpiTensorsolveParams, 'b'>]
+      | [a: Symbol, b: Symbol, params?: SymOptions<NpiTensorsolveParams>]
   ): Symbol;
 
   /**
@@ -3166,10 +3546,28 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Alias of `_linalg_det`: Determinant of square matrices (..., N, N), batched; hidden outputs: LU
+   * factors and int32 pivots.
+   */
+  readonly linalg_det: SymOps['_linalg_det'];
+
+  /**
    * Alias of `_linalg_gemm2`: General matrix multiplication out = alpha * op(A) * op(B), batched over
    * all but the row (axis) and column (last) axes.
    */
   readonly linalg_gemm2: SymOps['_linalg_gemm2'];
+
+  /**
+   * Alias of `_linalg_inverse`: Inverse of square matrices (..., N, N), batched. Singular input:
+   * "Singular matrix".
+   */
+  readonly linalg_inverse: SymOps['_linalg_inverse'];
+
+  /**
+   * Alias of `_linalg_slogdet`: Sign and log|det| of square matrices (..., N, N), batched; hidden
+   * outputs: LU factors and pivots.
+   */
+  readonly linalg_slogdet: SymOps['_linalg_slogdet'];
 
   /**
    * natural log
