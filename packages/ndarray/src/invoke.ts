@@ -12,7 +12,7 @@
 import { type Context, DType, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { FnProperty, type Var } from '@mx/engine';
 import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
-import type { NDArray } from './ndarray.js';
+import type { ArrayClass, NDArray } from './ndarray.js';
 import type { Runtime } from './runtime.js';
 import { invokeSparse, needsStorageDispatch } from './sparse/invoke-sparse.js';
 
@@ -29,6 +29,11 @@ export interface InvokeOptions {
   readonly skip?: readonly boolean[];
   /** @internal The storage fallback's dense call: never storage-dispatched again. */
   readonly denseOnly?: boolean;
+  /**
+   * @internal The class of the new output arrays (np's `ndarray` for calls from the np namespace or
+   * on np arrays, MXNet's per-call output class); default NDArray. Ignored for `out=` arrays.
+   */
+  readonly arrayClass?: ArrayClass;
 }
 
 export function callError(
@@ -151,7 +156,13 @@ export function invokeOp(
     outputs = new Array(nOut);
     const skip = options.skip;
     for (let i = 0; i < nOut; i++) {
-      outputs[i] = rt.empty(outShapes[i] as Shape, outTypes[i] as DTypeName, ctx, op.name);
+      outputs[i] = rt.empty(
+        outShapes[i] as Shape,
+        outTypes[i] as DTypeName,
+        ctx,
+        op.name,
+        options.arrayClass,
+      );
       req[i] = skip?.[i] === true ? OpReq.null : OpReq.write;
     }
   }

@@ -47,6 +47,7 @@ import { PendingChunk } from './deferred/pending-chunk.js';
 import { formatArray, printSync } from './format.js';
 import { type NestedArray, toNested } from './host.js';
 import type { InvokeOptions } from './invoke.js';
+import type { ndarray } from './np/array.js';
 import type { Runtime } from './runtime.js';
 import type { WithStype } from './sparse/arrays.js';
 import { atIndex, sliceRows } from './views.js';
@@ -60,6 +61,25 @@ export type ItemValue<D extends DTypeName> = D extends 'int64' | 'uint64'
   : D extends 'bool'
     ? boolean
     : number;
+
+/**
+ * A subclass of NDArray (np's `ndarray`): the class that op outputs, views and copies derived from
+ * an array are made of. Its constructor is internal (arrays come from a runtime's functions).
+ */
+export type ArrayClass = abstract new (...args: never[]) => NDArray;
+
+/** @internal An array of class `cls` (NDArray when undefined) on `chunk`. */
+export function makeArray(
+  cls: ArrayClass | undefined,
+  runtime: Runtime,
+  chunk: Chunk,
+  shape: Shape,
+  dtype: DTypeName,
+  byteOffset: number,
+): NDArray {
+  type Ctor = new (r: Runtime, c: Chunk, s: Shape, d: DTypeName, o: number) => NDArray;
+  return new ((cls ?? NDArray) as unknown as Ctor)(runtime, chunk, shape, dtype, byteOffset);
+}
 
 /** Float dtypes: arithmetic with a JS number keeps them (integer and bool arrays may widen). */
 type FloatDType = 'float16' | 'bfloat16' | 'float32' | 'float64';
@@ -100,6 +120,16 @@ export class NDArray<D extends DTypeName = DTypeName> {
   dcEntry: DCEntry | undefined = undefined;
   /** Gradient buffer made by attachGrad (owned: disposed with the array). */
   #ownGrad: NDArray | undefined;
+  /** @internal The array this one was converted from (`asNpArray`/`asNdArray`): same storage and entries. */
+  aliasOf: NDArray | undefined = undefined;
+
+  /**
+   * @internal The class of arrays derived from this one (op outputs of its methods, views, copies,
+   * its gradient buffer): undefined for NDArray (NDArray itself), np's `ndarray` for np arrays.
+   */
+  get outputClass(): ArrayClass | undefined {
+    return undefined;
+  }
 
   /** @internal Use the runtime's `nd` functions to create arrays. */
   constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: D, byteOffset: number) {
@@ -308,6 +338,34 @@ export class NDArray<D extends DTypeName = DTypeName> {
     return this.op1('Cast', { dtype }) as NDArray<T>;
   }
 
+  /**
+   * This array as an np array (`mx.np.ndarray`) on the same storage, autograd and trace entries
+   * (MXNet `as_np_ndarray`; no copy). Needs the runtime's np namespace (`createNp(runtime)`).
+   */
+  asNpArray(): ndarray<D> {
+    this.checkLive('asNpArray');
+    const cls = this.runtime.extensions.get('np.ndarray') as ArrayClass | undefined;
+    if (cls === undefined) {
+      throw new MXNetError('asNpArray: this runtime has no np namespace', {
+        op: 'asNpArray',
+        hint: 'create it first with createNp(runtime) (mx.np does it for the default runtime)',
+      });
+    }
+    if (this.stype !== 'default') {
+      throw new MXNetError(`asNpArray: np arrays have no ${this.stype} storage`, {
+        op: 'asNpArray',
+        shapes: [this.shape],
+        hint: "convert it first: x.tostype('default')",
+      });
+    }
+    return this.runtime.recast(this, cls) as ndarray<D>;
+  }
+
+  /** This array as a legacy NDArray (MXNet `as_nd_ndarray`): itself. */
+  asNdArray(): NDArray<D> {
+    return this;
+  }
+
   /** A copy in storage type `stype` (MXNet `tostype`: the `cast_storage` op; csr needs 2-D). */
   tostype<S extends StorageType>(stype: S): WithStype<S, D> {
     return this.op1('cast_storage', { stype }) as never;
@@ -345,7 +403,10 @@ export class NDArray<D extends DTypeName = DTypeName> {
 
   /** The gradient buffer of a variable (undefined when none is attached). */
   get grad(): NDArray | undefined {
-    return this.agEntry?.node.variable?.array === this ? this.agEntry.node.variable.grad : undefined;
+    const v = this.agEntry?.node.variable;
+    if (v === undefined) return undefined;
+    // The variable itself, or a conversion of it (asNpArray / asNdArray share its entry).
+    return (v.array.aliasOf ?? v.array) === (this.aliasOf ?? this) ? v.grad : undefined;
   }
 
   /** Backpropagate from this array (MXNet `backward(out_grad, retain_graph, train_mode)`). */
@@ -374,7 +435,10 @@ export class NDArray<D extends DTypeName = DTypeName> {
 
   /** @internal Invoke an op on [this, ...others] and return its first output. */
   op1(name: string, params?: OpParams, others: readonly NDArray[] = [], options?: InvokeOptions): NDArray {
-    return this.runtime.invoke(name, [this, ...others], params, options)[0] as NDArray;
+    const cls = this.outputClass;
+    const o =
+      cls === undefined || options?.arrayClass !== undefined ? options : { ...options, arrayClass: cls };
+    return this.runtime.invoke(name, [this, ...others], params, o)[0] as NDArray;
   }
 
   #arith(arrayOp: string, scalarOp: string, y: NDArray | number, o?: InvokeOptions): NDArray<ArithResult<D>> {
@@ -495,26 +559,26 @@ export class NDArray<D extends DTypeName = DTypeName> {
     return this.#same('clip', { a_min: aMin, a_max: aMax });
   }
 
-  sum(params?: SumParams): NDArray<D> {
-    return this.#same('sum', params);
+  sum(params?: SumParams): NDArray {
+    return this.op1('sum', params);
   }
-  mean(params?: MeanParams): NDArray<D> {
-    return this.#same('mean', params);
+  mean(params?: MeanParams): NDArray {
+    return this.op1('mean', params);
   }
-  max(params?: MaxParams): NDArray<D> {
-    return this.#same('max', params);
+  max(params?: MaxParams): NDArray {
+    return this.op1('max', params);
   }
-  min(params?: MinParams): NDArray<D> {
-    return this.#same('min', params);
+  min(params?: MinParams): NDArray {
+    return this.op1('min', params);
   }
-  prod(params?: ProdParams): NDArray<D> {
-    return this.#same('prod', params);
+  prod(params?: ProdParams): NDArray {
+    return this.op1('prod', params);
   }
-  argmax(params?: ArgmaxParams): NDArray<D> {
-    return this.#same('argmax', params);
+  argmax(params?: ArgmaxParams): NDArray {
+    return this.op1('argmax', params);
   }
-  argmin(params?: ArgminParams): NDArray<D> {
-    return this.#same('argmin', params);
+  argmin(params?: ArgminParams): NDArray {
+    return this.op1('argmin', params);
   }
   norm(params?: NormParams): NDArray {
     return this.op1('norm', params);

@@ -30,7 +30,7 @@ import { toStorage } from './host.js';
 import { coversChunk, type InvokeOptions, invokeOp } from './invoke.js';
 import { type MemoryOptions, SafetyNet } from './memory/safety-net.js';
 import { createNd, type Nd } from './nd.js';
-import { NDArray, type OpParams } from './ndarray.js';
+import { type ArrayClass, makeArray, NDArray, type OpParams } from './ndarray.js';
 import { collectItems, ScopeTracker } from './scope.js';
 
 export type { MemoryOptions } from './memory/safety-net.js';
@@ -93,6 +93,11 @@ export class Runtime {
   readonly #chunkOwner: ChunkOwner = { releaseChunk: (chunk) => this.#releaseChunk(chunk) };
   readonly #leakChecks = new Set<Map<NDArray, string>>();
   readonly #opContexts = new Map<number, OpContext>();
+  /**
+   * @internal Namespaces built on this runtime by other modules (the np namespace of `createNp`,
+   * under 'np', and its array class under 'np.ndarray'): one per runtime, no module state.
+   */
+  readonly extensions = new Map<string, unknown>();
   /** @internal Storage-fallback signatures already logged (sparse/fallback.ts; MXNet's LogOnce). */
   readonly fallbackLogged = new Set<string>();
   /** Arrays created in the current task, registered with the finalizer when the task ends. */
@@ -182,7 +187,7 @@ export class Runtime {
    * An uninitialised array (MXNet `nd.empty`). `site` names what creates it (an op name) for
    * out-of-memory reports.
    */
-  empty(shape: Shape, dtype: DTypeName, ctx: Context, site = 'ndarray'): NDArray {
+  empty(shape: Shape, dtype: DTypeName, ctx: Context, site = 'ndarray', cls?: ArrayClass): NDArray {
     const backend = this.backendFor(ctx, 'empty');
     if (!backend.capabilities.storageDTypes.includes(dtype)) {
       throw new MXNetError(`${backend.name} cannot store ${dtype}`, {
@@ -213,13 +218,30 @@ export class Runtime {
     this.#chunks++;
     this.#bytes += bytes;
     // A small array's block is a slot inside a shared slab: its views start at the slot's offset.
-    return new NDArray(this, chunk, shape, dtype, handle === null ? 0 : handle.byteOffset);
+    return makeArray(cls, this, chunk, shape, dtype, handle === null ? 0 : handle.byteOffset);
   }
 
   /** @internal A view on `base`'s chunk. */
   view(base: NDArray, shape: Shape, byteOffset: number): NDArray {
     base.chunk.retain();
-    return new NDArray(this, base.chunk, shape, base.dtype, byteOffset);
+    return makeArray(base.outputClass, this, base.chunk, shape, base.dtype, byteOffset);
+  }
+
+  /**
+   * @internal `a` as an array of class `cls` (`asNpArray`, `asNdArray`): a new object on the same
+   * chunk, autograd entry and deferred compute entry, so no copy is made and gradients and traces
+   * reach the original (MXNet's shallow handle copy).
+   */
+  recast(a: NDArray, cls: ArrayClass): NDArray {
+    a.checkLive('recast');
+    if (a.isDeferred) return this.dc.alias(a, cls);
+    const chunk = a.chunk;
+    chunk.retain();
+    const b = makeArray(cls, this, chunk, a.shape, a.dtype, a.byteOffset);
+    b.agEntry = a.agEntry;
+    b.dcEntry = a.dcEntry;
+    b.aliasOf = a.aliasOf ?? a;
+    return b;
   }
 
   /** @internal Called by NDArray's constructor. */
@@ -422,7 +444,10 @@ export class Runtime {
   /** @internal Copy `src` to a context (new array) or into an existing array. */
   copy(src: NDArray, target: Context | NDArray): NDArray {
     if (this.dc.active) return this.dc.copy(src, target);
-    const dst = target instanceof NDArray ? target : this.empty(src.shape, src.dtype, target);
+    const dst =
+      target instanceof NDArray
+        ? target
+        : this.empty(src.shape, src.dtype, target, 'ndarray', src.outputClass);
     if (target instanceof NDArray) {
       target.checkLive('copyTo');
       if (

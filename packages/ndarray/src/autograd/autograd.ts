@@ -166,11 +166,14 @@ export class Autograd {
     }
     const rt = this.#rt;
     const options = { dtype: x.dtype, ctx: x.ctx };
-    const g = rt.keep(
+    const made: NDArray =
       stype === 'default'
         ? rt.nd.zeros(x.shape, options)
-        : rt.nd.sparse.zeros(stype as never, x.shape, options),
-    );
+        : rt.nd.sparse.zeros(stype as never, x.shape, options);
+    // An np array's gradient is an np array (MXNet 2.0); the buffer is the same storage.
+    const cls = stype === 'default' ? x.outputClass : undefined;
+    const g = rt.keep(cls === undefined ? made : rt.recast(made, cls));
+    if (g !== made) made.dispose();
     try {
       this.markVariables(x, g, req);
     } catch (e) {

@@ -177,9 +177,15 @@ export function computeDeferred(rt: Runtime, lookup: InfoLookup, target: NDArray
       const counts = uses.get(node) as number[];
       for (let i = 0; i < outs.length; i++) {
         const v = outs[i] as NDArray;
-        const owner = info.outputs[i];
-        if (owner !== undefined && !owner.isDisposed) {
+        const held = info.outputs[i];
+        const aliases = info.aliases?.filter((a) => a.dcEntry?.index === i && !a.isDisposed) ?? [];
+        const owner = held !== undefined && !held.isDisposed ? held : aliases.shift();
+        if (owner !== undefined) {
           adopt(info, i, owner, v);
+          for (const a of aliases) {
+            owner.chunk.retain();
+            a.adoptChunk(owner.chunk, owner.byteOffset);
+          }
           slot[i] = owner;
         } else if ((counts[i] ?? 0) > 0) {
           temps.add(v);
@@ -188,6 +194,7 @@ export function computeDeferred(rt: Runtime, lookup: InfoLookup, target: NDArray
       }
       // Computed (MXNet clears DCInfo's outputs here): the graph no longer holds the arrays.
       info.outputs.fill(undefined);
+      info.aliases = undefined;
       values.set(node, slot);
     }
   } finally {

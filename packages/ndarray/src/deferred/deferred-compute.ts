@@ -19,7 +19,7 @@ import type { Var } from '@mx/engine';
 import { type Graph, GraphNode } from '@mx/graph';
 import type { Op } from '@mx/ops';
 import type { InvokeOptions } from '../invoke.js';
-import { NDArray, type OpParams } from '../ndarray.js';
+import { type ArrayClass, makeArray, type NDArray, type OpParams } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
 import { computeDeferred } from './compute.js';
 import { type DCEntry, inplaceError, type NodeInfo } from './info.js';
@@ -248,6 +248,20 @@ export class DeferredCompute {
     return recordCopy(this, src, target);
   }
 
+  /** @internal `rt.recast` of a deferred array: another deferred array for the same output. */
+  alias(a: NDArray, cls: ArrayClass): NDArray {
+    const e = a.dcEntry as DCEntry;
+    const info = this.#infos.get(e.node);
+    if (info?.kind !== 'op')
+      throw new MXNetError('a deferred array without a recorded node', { op: 'recast' });
+    const b = this.newDeferred(a.ctx, a.shape, a.dtype, e.node, e.index, cls);
+    b.aliasOf = a.aliasOf ?? a;
+    b.agEntry = a.agEntry;
+    if (info.aliases === undefined) info.aliases = [];
+    info.aliases.push(b);
+    return b;
+  }
+
   /** @internal A view method while active. */
   view(base: NDArray, kind: ViewKind, shape: Shape, byteDelta: number, index?: readonly number[]): NDArray {
     return recordView(this, base, kind, shape, byteDelta, index);
@@ -276,10 +290,17 @@ export class DeferredCompute {
   }
 
   /** @internal A deferred array standing for output `index` of `node`. */
-  newDeferred(ctx: Context, shape: Shape, dtype: DTypeName, node: GraphNode, index: number): NDArray {
+  newDeferred(
+    ctx: Context,
+    shape: Shape,
+    dtype: DTypeName,
+    node: GraphNode,
+    index: number,
+    cls?: ArrayClass,
+  ): NDArray {
     this.#placeholderVar ??= this.runtime.engine.newVariable('deferred');
     const chunk = new PendingChunk(this.#placeholderVar, ctx, this.runtime.backendFor(ctx, node.op?.name));
-    const a = new NDArray(this.runtime, chunk, shape, dtype, 0);
+    const a = makeArray(cls, this.runtime, chunk, shape, dtype, 0);
     a.dcEntry = { node, index } satisfies DCEntry;
     return a;
   }

@@ -43,6 +43,8 @@ export interface OpInfo {
    * computed; then cleared, so the graph never keeps a computed array alive.
    */
   readonly outputs: (NDArray | undefined)[];
+  /** Conversions of deferred outputs (`asNpArray` on a deferred array): computed with their output. */
+  aliases?: NDArray[];
   /** Each output's storage once computed into a held array (found again while that storage lives). */
   readonly computed: (ComputedValue | undefined)[];
   /** Set for views (`reshape`, `slice`, `at`): computed as a view of input 0, sharing its storage. */

@@ -13,7 +13,7 @@ import { Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { entry, GraphNode, type NodeEntry } from '@mx/graph';
 import type { Op } from '@mx/ops';
 import { callContext, type InvokeOptions, inferCall } from '../invoke.js';
-import type { NDArray, OpParams } from '../ndarray.js';
+import type { ArrayClass, NDArray, OpParams } from '../ndarray.js';
 import type { DeferredCompute } from './deferred-compute.js';
 import { AUTOGRAD_MESSAGE, INPUT_MESSAGE, inplaceError, type OpInfo } from './info.js';
 
@@ -51,8 +51,9 @@ function addNode(
   base: Omit<OpInfo, 'kind' | 'outputs' | 'computed'>,
   shapes: readonly Shape[],
   dtypes: readonly DTypeName[],
+  cls?: ArrayClass,
 ): NDArray[] {
-  const outputs = shapes.map((s, i) => dc.newDeferred(base.ctx, s, dtypes[i] as DTypeName, node, i));
+  const outputs = shapes.map((s, i) => dc.newDeferred(base.ctx, s, dtypes[i] as DTypeName, node, i, cls));
   dc.addInfo(node, { kind: 'op', ...base, outputs: [...outputs], computed: [] });
   return outputs;
 }
@@ -90,6 +91,7 @@ export function recordCall(
     { op, params, ctx, isTrain: options?.isTrain },
     outShapes.slice(0, visible),
     outTypes.slice(0, visible),
+    options?.arrayClass,
   );
 }
 
@@ -100,7 +102,7 @@ export function recordCopy(dc: DeferredCompute, src: NDArray, target: Context | 
   if (!(target instanceof Context)) throw inplaceError('copyTo', target);
   const node = GraphNode.create(op, dc.nextNodeName(), {}, entries);
   const info = { op, params: undefined, ctx: target, isTrain: undefined };
-  return addNode(dc, node, info, [src.shape], [src.dtype])[0] as NDArray;
+  return addNode(dc, node, info, [src.shape], [src.dtype], src.outputClass)[0] as NDArray;
 }
 
 /**
@@ -134,6 +136,7 @@ export function recordView(
       { op, ...common, view: { shape, byteDelta } },
       [shape],
       [base.dtype],
+      base.outputClass,
     )[0] as NDArray;
   }
   const slice = reg.get('slice');
@@ -142,7 +145,14 @@ export function recordView(
     const [b, e] = index as [number, number];
     const node = GraphNode.create(slice, dc.nextNodeName(), { begin: String(b), end: String(e) }, inputs);
     const view = { shape, byteDelta };
-    return addNode(dc, node, { op: slice, ...common, view }, [shape], [base.dtype])[0] as NDArray;
+    return addNode(
+      dc,
+      node,
+      { op: slice, ...common, view },
+      [shape],
+      [base.dtype],
+      base.outputClass,
+    )[0] as NDArray;
   }
   // `at`: a slice keeping the indexed axes as 1s, then a Reshape dropping them. One index is
   // MXNet's `At` (begin/end as ints, Reshape `[-3,-2]`); several write tuples and the final shape.
@@ -162,6 +172,7 @@ export function recordView(
     { op: slice, ...common, view },
     [sliceShape],
     [base.dtype],
+    base.outputClass,
   )[0] as NDArray;
   const reshape = reg.get('Reshape');
   const magic = one && base.ndim > 1 ? '[-3,-2]' : tshape(shape);
@@ -172,6 +183,7 @@ export function recordView(
     { op: reshape, ...common, view: { shape, byteDelta: 0 } },
     [shape],
     [base.dtype],
+    base.outputClass,
   );
   part.dispose(); // the intermediate is only a graph node; the result keeps it reachable
   return out[0] as NDArray;
