@@ -29,6 +29,22 @@ describe('@mx/mxnet', () => {
     for (const t of [a, x, y]) t.dispose();
   });
 
+  it('mx.np and mx.npx work on the default runtime (MXNet 2.0 names), with the np array class', async () => {
+    const x = mx.np.array([
+      [1, -2],
+      [3, -4],
+    ]);
+    expect(x).toBeInstanceOf(mx.np.ndarray);
+    const { sum } = mx.np; // functions work detached from the namespace, as Python's do
+    const s = sum(x, { axis: 0 });
+    expect(await s.array()).toEqual([4, -6]);
+    expect(s).toBeInstanceOf(mx.np.ndarray);
+    expect(mx.npx.isNpArray()).toBe(false);
+    const n = mx.nd.array([1, 2]).asNpArray();
+    expect(n).toBeInstanceOf(mx.np.ndarray);
+    for (const t of [x, s, n]) t.dispose();
+  });
+
   it('mx.kv.create makes stores on the default runtime that sum pushes (MXNet kvstore docs example)', async () => {
     const kv = await mx.kv.create('local');
     expect(kv).toBeInstanceOf(mx.kv.LocalKVStore);

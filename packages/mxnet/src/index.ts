@@ -9,7 +9,7 @@
  */
 import type { Context } from '@mx/base';
 import { create as createKVStore, GradientCompression, KVStore, LocalKVStore } from '@mx/kvstore';
-import type { Autograd, NDArray, Nd, Runtime } from '@mx/ndarray';
+import { type Autograd, createNp, type NDArray, type Nd, type Np, type Npx, type Runtime } from '@mx/ndarray';
 import type { Backend } from '@mx/ops';
 import {
   type Checkpoint,
@@ -36,7 +36,7 @@ export {
 export * as gluon from '@mx/gluon';
 export { init, metric } from '@mx/gluon';
 export * as io from '@mx/io';
-export type { Autograd, NDArray, Nd, Runtime } from '@mx/ndarray';
+export type { Autograd, NDArray, Nd, Np, Npx, Runtime } from '@mx/ndarray';
 export { createRuntime } from '@mx/ndarray';
 export * as optimizer from '@mx/optimizer';
 /** `mx.lrScheduler` (MXNet `mx.lr_scheduler`): @mx/optimizer, home of the schedulers. */
@@ -63,6 +63,15 @@ export function setRuntime(rt: Runtime): void {
 export function shutdown(): Promise<void> {
   return session.shutdown();
 }
+
+/**
+ * MXNet 2.0's `mx.np`: NumPy's functions over the default runtime (`mx.np.array`, `mx.np.linalg`,
+ * `mx.np.random`, the `mx.np.ndarray` class).
+ */
+export const np: Np = lazyObject(() => createNp(session.runtime).np);
+
+/** MXNet 2.0's `mx.npx`: NumPy extensions and switches (`mx.npx.setNp()`). */
+export const npx: Npx = lazyObject(() => createNp(session.runtime).npx);
 
 /** MXNet's `mx.nd`: creation functions and every registered operator. */
 export const nd: Nd = lazyObject(() => session.runtime.nd);

@@ -84,7 +84,8 @@ export function lazyObject<T extends object>(target: () => T): T {
     get(_t, prop) {
       const owner = target();
       const v = Reflect.get(owner, prop, owner);
-      if (typeof v !== 'function') return v;
+      // Classes (`mx.np.ndarray`) are returned as they are: a bound class breaks `instanceof`.
+      if (typeof v !== 'function' || /^class[\s{]/.test(Function.prototype.toString.call(v))) return v;
       const hit = bound.get(prop);
       if (hit !== undefined && hit.owner === owner) return hit.fn;
       const fn = (v as (...a: unknown[]) => unknown).bind(owner);
