@@ -75,7 +75,7 @@ export type {
   OpOutputs,
 } from './nd.js';
 export type { ArrayFileFormat, LoadedArrays, LoadOptions, SaveOptions } from './nd-io.js';
-export { type ArithResult, type ItemValue, NDArray, type OpParams } from './ndarray.js';
+export { type ArithResult, type ArrayClass, type ItemValue, NDArray, type OpParams } from './ndarray.js';
 export * from './np/index.js';
 export {
   createRuntime,

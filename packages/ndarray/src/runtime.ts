@@ -103,6 +103,8 @@ export class Runtime {
   /** Arrays created in the current task, registered with the finalizer when the task ends. */
   #nursery: NDArray[] = [];
   #nurseryFlushScheduled = false;
+  /** The class of op outputs while `withArrayClass` runs (np arrays inside a Gluon forward). */
+  #arrayClass: ArrayClass | undefined = undefined;
   #arrays = 0;
   #chunks = 0;
   #bytes = 0;
@@ -228,9 +230,24 @@ export class Runtime {
   }
 
   /**
-   * @internal `a` as an array of class `cls` (`asNpArray`, `asNdArray`): a new object on the same
-   * chunk, autograd entry and deferred compute entry, so no copy is made and gradients and traces
-   * reach the original (MXNet's shallow handle copy).
+   * Run `fn` with `cls` as the class of the arrays ops create (unless a call names another): MXNet
+   * 2.0 makes every op output an np array in np mode; a Gluon block does this around its forward
+   * when its input is an np array, so layers written with `nd` ops return np arrays.
+   */
+  withArrayClass<R>(cls: ArrayClass | undefined, fn: () => R): R {
+    const prev = this.#arrayClass;
+    this.#arrayClass = cls;
+    try {
+      return fn();
+    } finally {
+      this.#arrayClass = prev;
+    }
+  }
+
+  /**
+   * `a` as an array of class `cls` (what `asNpArray` and `asNdArray` do): a new object on the same
+   * storage, autograd entry and deferred compute entry, so no copy is made and gradients and traces
+   * reach the original (MXNet's shallow handle copy). Dispose both when done.
    */
   recast(a: NDArray, cls: ArrayClass): NDArray {
     a.checkLive('recast');
@@ -328,6 +345,8 @@ export class Runtime {
   /** Run a registered op (by name, alias or Op) on `inputs`; returns its visible outputs. */
   invoke(op: string | Op, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): NDArray[] {
     const o = typeof op === 'string' ? this.registry.get(op) : op;
+    if (this.#arrayClass !== undefined && options?.arrayClass === undefined)
+      options = { ...options, arrayClass: this.#arrayClass };
     if (this.dc.active) return this.dc.record(o, inputs, params, options);
     const ag = this.autograd;
     if (o.def.crossDeviceCopy) {

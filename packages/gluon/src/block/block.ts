@@ -10,7 +10,8 @@
  * Users write `forward` and call `block.forward(x)`: the constructor puts a wrapper in front of the
  * subclass's method that runs pre-hooks, the method and hooks — and in HybridBlock the per-layer
  * shape inference, deferred initialization and the cached graph — so there is no `__call__` to
- * remember.
+ * remember. The wrapper also gives the outputs the input's flavour: np arrays in (`mx.np`), np
+ * arrays out, as MXNet 2.0's blocks do, whatever ops the layers use.
  */
 import { type Context, type DTypeName, MXNetError } from '@mx/base';
 import { NDArray, type Runtime } from '@mx/ndarray';
@@ -91,7 +92,12 @@ export abstract class Block {
     const own = this.forward;
     // The wrapper is an own property, so it shadows the subclass's prototype method.
     Object.defineProperty(this, 'forward', {
-      value: (...args: unknown[]) => this.callForward(own, args),
+      value: (...args: unknown[]) => {
+        // np arrays in, np arrays out (MXNet 2.0): ops inside make arrays of the input's class.
+        const cls = firstArray(args)?.outputClass;
+        if (cls === undefined) return this.callForward(own, args);
+        return (firstArray(args) as NDArray).runtime.withArrayClass(cls, () => this.callForward(own, args));
+      },
       writable: true,
       configurable: true,
       enumerable: false,

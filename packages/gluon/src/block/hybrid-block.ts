@@ -11,7 +11,7 @@
  * inside the parent's trace.
  */
 import { MXNetError, shapeToString } from '@mx/base';
-import { NDArray, type Runtime } from '@mx/ndarray';
+import { type ArrayClass, NDArray, type Runtime } from '@mx/ndarray';
 import type { CachedOp, Symbol as MxSymbol } from '@mx/symbol';
 import { Block, firstArray } from './block.js';
 import { type HybridizeOptions, type Trace, traceForward } from './trace.js';
@@ -115,7 +115,9 @@ export abstract class HybridBlock extends Block {
       const warmUp = (...xs: unknown[]) => this.withCachingSuspended(() => forward(...xs));
       this.#trace = traceForward(rt, this, forward, warmUp, inputs, this.#options);
     }
-    return this.#trace.run(inputs);
+    const out = this.#trace.run(inputs);
+    const cls = (inputs[0] as NDArray).outputClass;
+    return cls === undefined ? out : recastAll(rt, out, cls);
   }
 
   /**
@@ -160,4 +162,13 @@ export abstract class HybridBlock extends Block {
   get cachedOp(): CachedOp | undefined {
     return this.#trace?.op;
   }
+}
+
+/** Fresh outputs of a cached graph as arrays of the input's class (np in, np out), no copies. */
+function recastAll(rt: Runtime, out: unknown, cls: ArrayClass): unknown {
+  if (Array.isArray(out)) return out.map((o) => recastAll(rt, o, cls));
+  if (!(out instanceof NDArray) || out.constructor === cls) return out;
+  const r = rt.recast(out, cls);
+  out.dispose();
+  return r;
 }
