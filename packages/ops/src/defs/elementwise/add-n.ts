@@ -73,7 +73,7 @@ function compositeAddN(kernelOf: (name: string) => Kernel | undefined): Kernel |
 export function registerAddN(registry: OpRegistry): void {
   registry.define({
     name: 'add_n',
-    aliases: ['ElementWiseSum', '_sparse_add_n', '_sparse_ElementWiseSum'],
+    aliases: ['ElementWiseSum', '_sparse_add_n', '_sparse_ElementWiseSum', '_npx_add_n'],
     doc: 'the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum)',
     params: { num_args: P.int({ lowerBound: 1, doc: 'Number of inputs to be summed.' }) },
     keyVarNumArgs: 'num_args',

@@ -308,7 +308,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   {
     name: 'relu',
     zeroPreserving: true,
-    aliases: sparse('relu'),
+    aliases: [...sparse('relu'), '_npx_relu'],
     doc: 'max(x, 0); NaN propagates',
     forward: E.select(E.le(x, 0), 0, x),
     // MXNet relu_grad: NaN stays NaN, else out > 0.
@@ -316,14 +316,14 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   },
   {
     name: 'sigmoid',
-    aliases: sparse('sigmoid'),
+    aliases: [...sparse('sigmoid'), '_npx_sigmoid'],
     doc: '1 / (1 + exp(-x))',
     forward: E.div(1, E.add(1, E.exp(E.neg(x)))),
     gradient: [E.mul(og, E.mul(out, E.sub(1, out)))],
   },
   {
     name: 'softsign',
-    aliases: sparse('softsign'),
+    aliases: [...sparse('softsign'), '_npx_softsign'],
     doc: 'x / (1 + |x|)',
     forward: E.div(x, E.add(1, E.abs(x))),
     gradient: [E.div(og, E.square(E.add(1, E.abs(x))))],
@@ -331,26 +331,28 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   // --- special functions
   {
     name: 'erf',
+    aliases: ['_npx_erf'],
     doc: 'Gauss error function',
     forward: E.erf(x),
     gradient: [E.mul(og, E.mul(2 / Math.sqrt(Math.PI), E.exp(E.neg(E.square(x)))))],
   },
   {
     name: 'erfinv',
+    aliases: ['_npx_erfinv'],
     doc: 'inverse Gauss error function',
     forward: E.erfinv(x),
     gradient: [E.mul(og, E.mul(Math.sqrt(Math.PI) / 2, E.exp(E.square(out))))],
   },
   {
     name: 'gamma',
-    aliases: sparse('gamma'),
+    aliases: [...sparse('gamma'), '_npx_gamma'],
     doc: 'gamma function',
     forward: E.gamma(x),
     gradient: [E.mul(og, E.mul(E.output, E.digamma(x)))],
   },
   {
     name: 'gammaln',
-    aliases: sparse('gammaln'),
+    aliases: [...sparse('gammaln'), '_npx_gammaln'],
     doc: 'log |gamma(x)|',
     forward: E.gammaln(x),
     gradient: [E.mul(og, E.digamma(x))],
@@ -369,7 +371,7 @@ export const UNARY_OPS: readonly UnaryEntry[] = [
   {
     name: 'BlockGrad',
     zeroPreserving: true,
-    aliases: ['stop_gradient', '_sparse_stop_gradient'],
+    aliases: ['stop_gradient', '_sparse_stop_gradient', '_npx_stop_gradient'],
     doc: 'identity forward, zero gradient',
     forward: x,
     gradient: ZERO,

@@ -136,7 +136,7 @@ export function registerWhereClipCast(registry: OpRegistry): void {
 
   registry.define({
     name: 'Cast',
-    aliases: ['cast'],
+    aliases: ['cast', '_npx_cast'],
     doc: 'cast every element to `dtype` (kernels per backend; not a SimpleOp)',
     params: { dtype: P.dtype({ doc: 'Output data type.' }) },
     inferShape: (attrs, inS, outS) => elemwiseShape('Cast', attrs, inS, outS),

@@ -317,6 +317,7 @@ export function registerDot(registry: OpRegistry): void {
   });
   registry.define({
     name: 'batch_dot',
+    aliases: ['_npx_batch_dot'],
     doc: 'Batchwise dot product: (B..., m, k) · (B..., k, n) → (B..., m, n), with optional transposes of the trailing matrices.',
     params: dotParams,
     numInputs: 2,

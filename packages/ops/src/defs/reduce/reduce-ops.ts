@@ -300,7 +300,7 @@ export function registerValueReduces(registry: OpRegistry): void {
 
   registry.define({
     name: 'norm',
-    aliases: ['_sparse_norm'],
+    aliases: ['_sparse_norm', '_npx_norm'],
     doc:
       'Computes the norm on an NDArray. This operator computes the norm on an NDArray with the specified ' +
       'axis, depending on the value of the ord parameter. By default, it computes the L2 norm on the entire array.',

@@ -108,6 +108,7 @@ export function registerBroadcast(registry: OpRegistry): void {
 
   registry.define({
     name: 'broadcast_like',
+    aliases: ['_npx_broadcast_like'],
     doc: 'Broadcasts lhs to the shape of rhs (or only on lhs_axes, taking sizes from rhs_axes).',
     params: {
       lhs_axes: P.optional(P.shape(), { doc: 'Axes to perform broadcast on in the first input array' }),

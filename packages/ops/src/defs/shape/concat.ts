@@ -101,7 +101,7 @@ export function registerConcat(registry: OpRegistry): void {
 
   registry.define({
     name: 'SliceChannel',
-    aliases: ['split'],
+    aliases: ['split', '_npx_slice_channel'],
     doc: 'Splits an array along a particular axis into multiple equal sub-arrays.',
     params: {
       num_outputs: P.int({

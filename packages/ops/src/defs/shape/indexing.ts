@@ -62,6 +62,7 @@ export function registerIndexing(registry: OpRegistry): void {
 
   registry.define({
     name: 'pick',
+    aliases: ['_npx_pick'],
     doc: 'Picks elements from an input array according to the input indices along the given axis.',
     params: {
       axis: P.optional(P.int(), {
@@ -126,6 +127,7 @@ export function registerIndexing(registry: OpRegistry): void {
 
   registry.define({
     name: 'one_hot',
+    aliases: ['_npx_one_hot'],
     doc: 'Returns a one-hot array: indices of shape s give shape s + (depth,), on_value where the last index equals the input.',
     params: {
       depth: P.int({ doc: 'Depth of the one hot dimension.' }),

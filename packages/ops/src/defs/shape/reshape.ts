@@ -199,7 +199,7 @@ export function registerReshape(registry: OpRegistry): void {
 
   registry.define({
     name: 'Flatten',
-    aliases: ['flatten'],
+    aliases: ['flatten', '_npx_batch_flatten'],
     doc: 'Flattens the input array into a 2-D array by collapsing the higher dimensions: (d0, d1*...*dk).',
     ...identityInplace,
     gradient: RESHAPE_BACK,

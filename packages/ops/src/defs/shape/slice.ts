@@ -149,7 +149,7 @@ const optIdxTuple = (doc: string, dflt?: OptIdx) =>
 export function registerSlice(registry: OpRegistry): void {
   registry.define({
     name: 'slice',
-    aliases: ['crop', '_sparse_slice'],
+    aliases: ['crop', '_sparse_slice', '_npx_slice'],
     doc: 'Slices a region of the array (begin/end/step per axis; None means the whole axis).',
     params: {
       begin: optIdxTuple('starting indices for the slice operation, supports negative indices.'),
@@ -205,6 +205,7 @@ export function registerSlice(registry: OpRegistry): void {
 
   registry.define({
     name: 'slice_like',
+    aliases: ['_npx_slice_like'],
     doc: 'Slices the first input to the shape of the second (on all axes, or only on `axes`).',
     params: {
       axes: P.tuple(P.int(), {

@@ -102,7 +102,7 @@ export function registerTile(registry: OpRegistry): void {
 
   registry.define({
     name: 'Pad',
-    aliases: ['pad'],
+    aliases: ['pad', '_npx_pad'],
     doc: 'Pads an input array with a constant or edge values of the array (4-D or 5-D, spatial axes only).',
     params: {
       mode: P.enum(['constant', 'edge', 'reflect'] as const, {

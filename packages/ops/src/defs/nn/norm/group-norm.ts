@@ -104,6 +104,7 @@ function groupCount(op: string, attrs: { readonly num_groups: number }, inShapes
 export function registerGroupNorm(registry: OpRegistry): void {
   registry.define({
     name: 'GroupNorm',
+    aliases: ['_npx_group_norm'],
     doc:
       'Group normalization. The input channels are separated into num_groups groups, each containing ' +
       'num_channels / num_groups channels; the mean and standard deviation are calculated separately ' +
@@ -169,6 +170,7 @@ export function registerGroupNorm(registry: OpRegistry): void {
 
   registry.define({
     name: 'InstanceNorm',
+    aliases: ['_npx_instance_norm'],
     doc:
       'Applies instance normalization to the n-dimensional input array: out = (x - mean[x]) / sqrt(var[x] ' +
       '+ eps) * gamma + beta, where mean and var are taken over the spatial axes of each sample and ' +

@@ -55,7 +55,7 @@ export function ctcLengthSlots(a: CTCAttrs): { data: number; label: number } {
 export function registerCTC(registry: OpRegistry): void {
   registry.define({
     name: 'CTCLoss',
-    aliases: ['ctc_loss', '_contrib_CTCLoss', '_contrib_ctc_loss'],
+    aliases: ['ctc_loss', '_contrib_CTCLoss', '_contrib_ctc_loss', '_npx_ctc_loss'],
     doc: 'Connectionist Temporal Classification Loss: data (sequence_length, batch_size, alphabet_size) activations, label (batch_size, label_sequence_length); out (batch_size).',
     params,
     numInputs,

@@ -39,6 +39,7 @@ const params = {
 export function registerEmbedding(registry: OpRegistry): void {
   registry.define({
     name: 'Embedding',
+    aliases: ['_npx_embedding'],
     doc: 'Maps integer indices to vector representations (embeddings): for an input of shape (d1, ..., dK) the output has shape (d1, ..., dK, output_dim).',
     params,
     numInputs: 2,

@@ -79,6 +79,7 @@ export function registerSequence(registry: OpRegistry): void {
   };
   registry.define({
     name: 'SequenceMask',
+    aliases: ['_npx_sequence_mask'],
     doc: 'Sets all elements outside the sequence to a constant value.',
     params: maskParams,
     numInputs: (a) => (a.use_sequence_length ? 2 : 1),
@@ -125,6 +126,7 @@ export function registerSequence(registry: OpRegistry): void {
   };
   registry.define({
     name: 'SequenceLast',
+    aliases: ['_npx_sequence_last'],
     doc: 'Takes the last element of a sequence: (max_sequence_length, batch, ...) gives (batch, ...).',
     params: lastParams,
     numInputs: (a) => (a.use_sequence_length ? 2 : 1),
@@ -180,6 +182,7 @@ export function registerSequence(registry: OpRegistry): void {
   };
   registry.define({
     name: 'SequenceReverse',
+    aliases: ['_npx_sequence_reverse'],
     doc: 'Reverses the elements of each sequence (the first sequence_length positions along axis 0).',
     params: reverseParams,
     numInputs: (a) => (a.use_sequence_length ? 2 : 1),
