@@ -12,8 +12,16 @@ import linalg from './__golden__/linalg.json';
 import nn_layers from './__golden__/nn_layers.json';
 import nn_seq from './__golden__/nn_seq.json';
 import norm from './__golden__/norm.json';
+import np_creation from './__golden__/np_creation.json';
+import np_elementwise from './__golden__/np_elementwise.json';
+import np_indexing from './__golden__/np_indexing.json';
 import np_linalg from './__golden__/np_linalg.json';
+import np_misc from './__golden__/np_misc.json';
 import np_products from './__golden__/np_products.json';
+import np_random from './__golden__/np_random.json';
+import np_reduce from './__golden__/np_reduce.json';
+import np_shape from './__golden__/np_shape.json';
+import np_sort from './__golden__/np_sort.json';
 import optimizer from './__golden__/optimizer.json';
 import reduce from './__golden__/reduce.json';
 import shape from './__golden__/shape.json';
@@ -29,8 +37,16 @@ export const GOLDEN_FILES: Readonly<Record<string, RawCaseFile>> = Object.freeze
   nn_layers: nn_layers as unknown as RawCaseFile,
   nn_seq: nn_seq as unknown as RawCaseFile,
   norm: norm as unknown as RawCaseFile,
+  np_creation: np_creation as unknown as RawCaseFile,
+  np_elementwise: np_elementwise as unknown as RawCaseFile,
+  np_indexing: np_indexing as unknown as RawCaseFile,
   np_linalg: np_linalg as unknown as RawCaseFile,
+  np_misc: np_misc as unknown as RawCaseFile,
   np_products: np_products as unknown as RawCaseFile,
+  np_random: np_random as unknown as RawCaseFile,
+  np_reduce: np_reduce as unknown as RawCaseFile,
+  np_shape: np_shape as unknown as RawCaseFile,
+  np_sort: np_sort as unknown as RawCaseFile,
   optimizer: optimizer as unknown as RawCaseFile,
   reduce: reduce as unknown as RawCaseFile,
   shape: shape as unknown as RawCaseFile,

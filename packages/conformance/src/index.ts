@@ -13,6 +13,7 @@ export {
   gradCheckCase,
   gradCheckSkip,
   NOT_DERIVATIVES,
+  RANDOM_SAMPLERS,
   SPARSE_INPUT_ONLY,
 } from './gradcheck.js';
 export { fromBFloat16Bits, fromFloat16Bits, toBFloat16Bits, toFloat16Bits } from './half.js';

@@ -15,6 +15,7 @@ import { type BenchResult, measure, result, writeReport } from '@mx/bench-kit';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray, type Nd } from '@mx/ndarray';
 import * as peers from '@mx/peers';
+import { runNpBench } from './np.js';
 import { runSparseDot } from './sparse-dot.js';
 
 const only = (process.env.MX_BENCH_ONLY ?? '').split(',').filter(Boolean);
@@ -202,6 +203,7 @@ async function main(nd: Nd): Promise<void> {
     );
   }
   if (want('sparse-dot')) await runSparseDot(nd, results);
+  if (want('np')) await runNpBench(nd.runtime, results);
 }
 
 await main(nd);

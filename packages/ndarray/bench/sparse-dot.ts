@@ -14,16 +14,15 @@
  * `sparse-dot` key. `MX_SPARSE_DOT_ROUNDS` (default 6) sets the alternations, `MX_PYTHON` the python;
  * `MX_BENCH_PEERS=0` skips SciPy.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Env } from '@mx/base';
 import { type BenchResult, result, summarize, writeReport } from '@mx/bench-kit';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray, type Nd } from '@mx/ndarray';
+import { PythonPeer } from './python-peer.js';
 
 const ROWS = 10_000;
 const COLS = 10_000;
@@ -77,67 +76,6 @@ function makeProblem(): Problem {
   };
 }
 
-interface PeerReply {
-  readonly times_ms: number[];
-  readonly checksum: number;
-}
-
-/** The SciPy process: one JSON line per request. */
-class SciPyPeer {
-  readonly info: Record<string, unknown>;
-  readonly #child: ChildProcessWithoutNullStreams;
-  readonly #lines: AsyncIterator<string>;
-
-  private constructor(
-    child: ChildProcessWithoutNullStreams,
-    lines: AsyncIterator<string>,
-    info: Record<string, unknown>,
-  ) {
-    this.#child = child;
-    this.#lines = lines;
-    this.info = info;
-  }
-
-  /** Start the script on `dir`; a string says why SciPy is not measured. */
-  static async start(dir: string): Promise<SciPyPeer | string> {
-    const python = process.env.MX_PYTHON ?? '/usr/bin/python3';
-    if (!existsSync(python)) return `${python} not found`;
-    const child = spawn(python, [SCRIPT, dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (b) => {
-      stderr += String(b);
-    });
-    const failed = new Promise<string>((res) => {
-      child.on('error', (e) => res(`cannot run ${python}: ${e.message}`));
-      child.on('exit', (code) =>
-        res(`${python} exited (${code}) before answering: ${stderr.trim().split('\n').pop()}`),
-      );
-    });
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const first = await Promise.race([lines.next().then((l) => (l.done ? undefined : l.value)), failed]);
-    if (first === undefined || !first.startsWith('{')) {
-      child.kill();
-      return first ?? `${python} gave no answer: ${stderr.trim()}`;
-    }
-    const info = JSON.parse(first) as Record<string, unknown>;
-    if (typeof info.skip === 'string') return info.skip;
-    return new SciPyPeer(child, lines, info);
-  }
-
-  async run(op: 'csr_dense' | 'csrT_dense', count: number): Promise<PeerReply> {
-    this.#child.stdin.write(`run ${op} ${count}\n`);
-    const line = await this.#lines.next();
-    if (line.done) throw new Error('the SciPy process ended');
-    const reply = JSON.parse(line.value) as PeerReply & { error?: string };
-    if (reply.error !== undefined) throw new Error(reply.error);
-    return reply;
-  }
-
-  close(): void {
-    this.#child.stdin.end();
-  }
-}
-
 interface Workload {
   readonly name: string;
   readonly op: 'csr_dense' | 'csrT_dense';
@@ -175,7 +113,8 @@ export async function runSparseDot(nd: Nd, results: BenchResult[]): Promise<void
       { name: `sparse-dot.csr·dense.${ROWS}x${COLS}.1%.x${N}`, op: 'csr_dense' },
       { name: `sparse-dot.csrT·dense→rsp.${ROWS}x${COLS}.1%.x${N}`, op: 'csrT_dense' },
     ];
-    const peer = process.env.MX_BENCH_PEERS === '0' ? 'MX_BENCH_PEERS=0' : await SciPyPeer.start(dir);
+    const peer =
+      process.env.MX_BENCH_PEERS === '0' ? 'MX_BENCH_PEERS=0' : await PythonPeer.start(SCRIPT, dir);
     if (typeof peer === 'string') console.log(`sparse-dot: SciPy skipped (${peer})`);
     const rounds = Number(process.env.MX_SPARSE_DOT_ROUNDS ?? 6);
     try {

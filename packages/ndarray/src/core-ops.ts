@@ -1115,6 +1115,16 @@ export type BackwardUpSamplingParams = {
   readonly workspace?: number;
 };
 
+/** Params of `_backward_contrib_boolean_mask` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardContribBooleanMaskParams = {
+  /**
+   * An integer that represents the axis in NDArray to mask from.
+   *
+   * @defaultValue `0`
+   */
+  readonly axis?: number;
+};
+
 /**
  * Params of `_backward_ctc_loss` (MXNet's names; omitted fields take the defaults shown).
  *
@@ -1170,6 +1180,53 @@ export type BackwardDotParams = {
    * @defaultValue `null`
    */
   readonly forward_stype?: 'default' | 'row_sparse' | 'csr' | null;
+};
+
+/**
+ * Params of `_backward_gamma_sample` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type BackwardGammaSampleParams = {
+  /**
+   * The shape of the gamma distribution.
+   *
+   * @defaultValue `null`
+   */
+  readonly shape?: number | null;
+
+  /**
+   * The scale of the gamma distribution.
+   *
+   * @defaultValue `null`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * DType of the output in case this can't be inferred. Defaults to float32 or float64 if not defined
+   * (dtype=None).
+   *
+   * @defaultValue `'None'`
+   */
+  readonly dtype?: 'None' | 'float32' | 'float64' | 'float16';
+};
+
+/** Params of `_backward_gather_nd` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardGatherNdParams = {
+  /**
+   * Shape of output.
+   *
+   * @defaultValue `[]`
+   */
+  readonly shape?: number | readonly number[];
 };
 
 /** Params of `_backward_linalg_potrf` (MXNet's names; omitted fields take the defaults shown). */
@@ -1287,6 +1344,175 @@ export type BackwardMeanParams = {
   readonly exclude?: boolean;
 };
 
+/** Params of `_backward_np_average` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpAverageParams = {
+  /**
+   * Axis or axes along which to average a; None averages all.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+
+  /**
+   * Also return the sum of weights (the second output becomes visible).
+   *
+   * @defaultValue `false`
+   */
+  readonly returned?: boolean;
+
+  /**
+   * Whether a weights input is given.
+   *
+   * @defaultValue `true`
+   */
+  readonly weighted?: boolean;
+};
+
+/** Params of `_backward_np_column_stack` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpColumnStackParams = {
+  /** Number of inputs to be joined. */
+  readonly num_args: number;
+};
+
+/** Params of `_backward_np_concat` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpConcatParams = {
+  /** Number of inputs to be joined. */
+  readonly num_args: number;
+
+  /**
+   * the dimension to be concated (None: inputs flattened, joined along axis 0).
+   *
+   * @defaultValue `1`
+   */
+  readonly dim?: number | null;
+};
+
+/**
+ * Params of `_backward_np_dstack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpConcatParams}.
+ */
+export type BackwardNpDstackParams = BackwardNpConcatParams;
+
+/**
+ * Params of `_backward_np_hstack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpConcatParams}.
+ */
+export type BackwardNpHstackParams = BackwardNpConcatParams;
+
+/** Params of `_backward_np_mean` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpMeanParams = {
+  /**
+   * Axis or axes along which a reduction is performed. None reduces all axes; a tuple reduces each
+   * axis in it; negative values count from the end.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+
+  /**
+   * The type of the returned array and of the accumulator; by default the input dtype (bool sums:
+   * int64).
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: 'float16' | 'float32' | 'float64' | 'int8' | 'int32' | 'int64' | 'bool' | null;
+
+  /**
+   * Keep the reduced axes as dimensions of size one.
+   *
+   * @defaultValue `false`
+   */
+  readonly keepdims?: boolean;
+
+  /**
+   * Starting value for the reduction.
+   *
+   * @defaultValue `null`
+   */
+  readonly initial?: number | null;
+};
+
+/**
+ * Params of `_backward_np_vstack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpColumnStackParams}.
+ */
+export type BackwardNpVstackParams = BackwardNpColumnStackParams;
+
+/**
+ * Params of `_backward_npi_boolean_mask_assign_tensor_value` (MXNet's names; omitted fields take the
+ * defaults shown).
+ */
+export type BackwardNpiBooleanMaskAssignTensorValueParams = {
+  /**
+   * starting axis of boolean mask
+   *
+   * @defaultValue `0`
+   */
+  readonly start_axis?: number;
+};
+
+/** Params of `_backward_npi_diag` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiDiagParams = {
+  /**
+   * Diagonal in question. The default is 0. Use k>0 for diagonals above the main diagonal, and k<0 for
+   * diagonals below the main diagonal.
+   *
+   * @defaultValue `0`
+   */
+  readonly k?: number;
+};
+
+/**
+ * Params of `_backward_npi_diagflat` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiDiagParams}.
+ */
+export type BackwardNpiDiagflatParams = BackwardNpiDiagParams;
+
+/** Params of `_backward_npi_diagonal` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiDiagonalParams = {
+  /**
+   * Diagonal offset from the main diagonal.
+   *
+   * @defaultValue `0`
+   */
+  readonly offset?: number;
+
+  /**
+   * The first axis of the sub-arrays of interest.
+   *
+   * @defaultValue `0`
+   */
+  readonly axis1?: number;
+
+  /**
+   * The second axis of the sub-arrays of interest.
+   *
+   * @defaultValue `1`
+   */
+  readonly axis2?: number;
+};
+
+/** Params of `_backward_npi_diff` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiDiffParams = {
+  /**
+   * The number of times values are differenced.
+   *
+   * @defaultValue `1`
+   */
+  readonly n?: number;
+
+  /**
+   * The axis along which the difference is taken.
+   *
+   * @defaultValue `-1`
+   */
+  readonly axis?: number;
+};
+
 /** Params of `_backward_npi_einsum` (MXNet's names; omitted fields take the defaults shown). */
 export type BackwardNpiEinsumParams = {
   /** Number of input arrays. */
@@ -1310,6 +1536,103 @@ export type BackwardNpiEinsumParams = {
   readonly optimize?: number;
 };
 
+/** Params of `_backward_npi_pad` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiPadParams = {
+  /** Number of values padded to the edges of each axis: ((before_1, after_1), ... (before_N, after_N)). */
+  readonly pad_width: readonly (readonly number[])[];
+
+  /**
+   * Padding type to use.
+   *
+   * @defaultValue `'constant'`
+   */
+  readonly mode?: 'constant' | 'edge' | 'reflect' | 'symmetric' | 'maximum' | 'minimum';
+
+  /**
+   * Used in 'constant'. The value to set the padded values to.
+   *
+   * @defaultValue `0`
+   */
+  readonly constant_values?: number;
+
+  /**
+   * Used in 'reflect' and 'symmetric' ('even' only).
+   *
+   * @defaultValue `'even'`
+   */
+  readonly reflect_type?: string;
+};
+
+/** Params of `_backward_npi_repeats` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiRepeatsParams = {
+  /** The number of repetitions for each element (one count, or one per element). */
+  readonly repeats: number | readonly number[];
+
+  /**
+   * The axis along which to repeat values (None: the flattened array).
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | null;
+};
+
+/** Params of `_backward_npi_std` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiStdParams = {
+  /**
+   * Axis or axes along which a reduction is performed. None reduces all axes; a tuple reduces each
+   * axis in it; negative values count from the end.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+
+  /**
+   * The type of the returned array; by default the input dtype.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: 'float16' | 'float32' | 'float64' | 'int8' | 'int32' | 'int64' | null;
+
+  /**
+   * Keep the reduced axes as dimensions of size one.
+   *
+   * @defaultValue `false`
+   */
+  readonly keepdims?: boolean;
+
+  /**
+   * Delta degrees of freedom: the divisor is N - ddof.
+   *
+   * @defaultValue `0`
+   */
+  readonly ddof?: number;
+};
+
+/**
+ * Params of `_backward_npi_sum` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpMeanParams}.
+ */
+export type BackwardNpiSumParams = BackwardNpMeanParams;
+
+/** Params of `_backward_npi_tensordot` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiTensordotParams = {
+  /** Summed axes of a (tensordot's first axes list). */
+  readonly a_axes_summed: number | readonly number[];
+
+  /** Summed axes of b (tensordot's second axes list). */
+  readonly b_axes_summed: number | readonly number[];
+};
+
+/**
+ * Params of `_backward_npi_tensordot_int_axes` (MXNet's names; omitted fields take the defaults
+ * shown).
+ */
+export type BackwardNpiTensordotIntAxesParams = {
+  /** Sum over a's last `axes` axes and b's first `axes` axes. */
+  readonly axes: number;
+};
+
 /** Params of `_backward_npi_tensorinv` (MXNet's names; omitted fields take the defaults shown). */
 export type BackwardNpiTensorinvParams = {
   /**
@@ -1329,6 +1652,37 @@ export type BackwardNpiTensorsolveParams = {
    */
   readonly a_axes?: number | readonly number[];
 };
+
+/** Params of `_backward_npi_trace` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardNpiTraceParams = {
+  /**
+   * Offset of the diagonal from the main diagonal. Can be both positive and negative.
+   *
+   * @defaultValue `0`
+   */
+  readonly offset?: number;
+
+  /**
+   * Axes to be used as the first axis of the 2-D sub-arrays.
+   *
+   * @defaultValue `0`
+   */
+  readonly axis1?: number;
+
+  /**
+   * Axes to be used as the second axis of the 2-D sub-arrays.
+   *
+   * @defaultValue `1`
+   */
+  readonly axis2?: number;
+};
+
+/**
+ * Params of `_backward_npi_var` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiStdParams}.
+ */
+export type BackwardNpiVarParams = BackwardNpiStdParams;
 
 /** Params of `_backward_pick` (MXNet's names; omitted fields take the defaults shown). */
 export type BackwardPickParams = {
@@ -1507,6 +1861,31 @@ export type BackwardTopkParams = {
   readonly dtype?: 'uint8' | 'int32' | 'int64' | 'float16' | 'float32' | 'float64';
 };
 
+/** Params of `_backward_tril` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardTrilParams = {
+  /**
+   * Diagonal in question. The default is 0. Use k>0 for diagonals above the main diagonal, and k<0 for
+   * diagonals below the main diagonal. If input has shape (S0 S1) k must be between -S0 and S1
+   *
+   * @defaultValue `0`
+   */
+  readonly k?: number;
+};
+
+/**
+ * Params of `_backward_triu` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardTrilParams}.
+ */
+export type BackwardTriuParams = BackwardTrilParams;
+
+/**
+ * Params of `_contrib_boolean_mask` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardContribBooleanMaskParams}.
+ */
+export type ContribBooleanMaskParams = BackwardContribBooleanMaskParams;
+
 /** Params of `_contrib_getnnz` (MXNet's names; omitted fields take the defaults shown). */
 export type ContribGetnnzParams = {
   /**
@@ -1638,6 +2017,23 @@ export type GreaterEqualScalarParams = DivScalarParams;
  * The same fields as {@link DivScalarParams}.
  */
 export type GreaterScalarParams = DivScalarParams;
+
+/** Params of `_histogram` (MXNet's names; omitted fields take the defaults shown). */
+export type HistogramParams = {
+  /**
+   * Number of equal-width bins (with range).
+   *
+   * @defaultValue `null`
+   */
+  readonly bin_cnt?: number | null;
+
+  /**
+   * The (lower, upper) range of the bins.
+   *
+   * @defaultValue `null`
+   */
+  readonly range?: number | readonly number[] | null;
+};
 
 /**
  * Params of `_hypot_scalar` (MXNet's names; omitted fields take the defaults shown).
@@ -1811,11 +2207,480 @@ export type NpCumsumParams = {
 };
 
 /**
+ * Params of `_npi_add_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiAddScalarParams = DivScalarParams;
+
+/** Params of `_npi_all` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiAllParams = {
+  /**
+   * Axis or axes along which a reduction is performed. None reduces all axes; a tuple reduces each
+   * axis in it; negative values count from the end.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+
+  /**
+   * Keep the reduced axes as dimensions of size one.
+   *
+   * @defaultValue `false`
+   */
+  readonly keepdims?: boolean;
+};
+
+/**
+ * Params of `_npi_any` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiAllParams}.
+ */
+export type NpiAnyParams = NpiAllParams;
+
+/**
+ * Params of `_npi_arange` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiArangeParams = {
+  /** Start of interval. The interval includes this value. */
+  readonly start: number;
+
+  /**
+   * End of interval. The interval does not include this value.
+   *
+   * @defaultValue `null`
+   */
+  readonly stop?: number | null;
+
+  /**
+   * Spacing between values.
+   *
+   * @defaultValue `1`
+   */
+  readonly step?: number;
+
+  /**
+   * The repeating time of all elements (must be 1).
+   *
+   * @defaultValue `1`
+   */
+  readonly repeat?: number;
+
+  /**
+   * Unused by _npi_arange (kept for RangeParam).
+   *
+   * @defaultValue `false`
+   */
+  readonly infer_range?: boolean;
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
+/**
+ * Params of `_npi_arctan2_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiArctan2ScalarParams = DivScalarParams;
+
+/** Params of `_npi_around` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiAroundParams = {
+  /**
+   * Number of decimal places to round to.
+   *
+   * @defaultValue `0`
+   */
+  readonly decimals?: number;
+};
+
+/** Params of `_npi_array_split` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiArraySplitParams = {
+  /**
+   * Indices of splits. The elements should denote the boundaries of at which split is performed along
+   * the `axis`.
+   *
+   * @defaultValue `[]`
+   */
+  readonly indices?: number | readonly number[];
+
+  /**
+   * Axis along which to split.
+   *
+   * @defaultValue `1`
+   */
+  readonly axis?: number;
+
+  /**
+   * If true, Removes the axis with length 1 from the shapes of the output arrays.
+   *
+   * @defaultValue `false`
+   */
+  readonly squeeze_axis?: boolean;
+
+  /**
+   * Number of sections if equally splitted. Default to 0 which means split by indices.
+   *
+   * @defaultValue `0`
+   */
+  readonly sections?: number;
+};
+
+/** Params of `_npi_atleast_1d` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiAtleast1dParams = {
+  /**
+   * Number of input arrays.
+   *
+   * Filled in with the number of input arrays when omitted.
+   */
+  readonly num_args?: number;
+};
+
+/**
+ * Params of `_npi_atleast_2d` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiAtleast1dParams}.
+ */
+export type NpiAtleast2dParams = NpiAtleast1dParams;
+
+/**
+ * Params of `_npi_atleast_3d` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiAtleast1dParams}.
+ */
+export type NpiAtleast3dParams = NpiAtleast1dParams;
+
+/**
+ * Params of `_npi_average` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpAverageParams}.
+ */
+export type NpiAverageParams = BackwardNpAverageParams;
+
+/** Params of `_npi_backward_ediff1d` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiBackwardEdiff1dParams = {
+  /**
+   * To determine whether the `to_begin` parameter is an array.
+   *
+   * @defaultValue `false`
+   */
+  readonly to_begin_arr_given?: boolean;
+
+  /**
+   * To determine whether the `to_end` parameter is an array.
+   *
+   * @defaultValue `false`
+   */
+  readonly to_end_arr_given?: boolean;
+
+  /**
+   * If the `to_begin`is a scalar, the value of this parameter.
+   *
+   * @defaultValue `null`
+   */
+  readonly to_begin_scalar?: number | null;
+
+  /**
+   * If the `to_end`is a scalar, the value of this parameter.
+   *
+   * @defaultValue `null`
+   */
+  readonly to_end_scalar?: number | null;
+};
+
+/**
+ * Params of `_npi_bernoulli` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiBernoulliParams = {
+  /**
+   * Probability of a 1 (in [0, 1]).
+   *
+   * @defaultValue `null`
+   */
+  readonly prob?: number | null;
+
+  /**
+   * Log-odds of a 1.
+   *
+   * @defaultValue `null`
+   */
+  readonly logit?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * DType of the output in case this can't be inferred. Defaults to float32 or float64 if not defined
+   * (dtype=None).
+   *
+   * @defaultValue `'None'`
+   */
+  readonly dtype?: 'None' | 'uint8' | 'int32' | 'float32' | 'float64' | 'float16' | 'bool';
+
+  /**
+   * The tensor input holds logits rather than probabilities.
+   *
+   * @defaultValue `false`
+   */
+  readonly is_logit?: boolean;
+};
+
+/** Params of `_npi_bincount` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiBincountParams = {
+  /**
+   * A minimum number of bins for the output.
+   *
+   * @defaultValue `0`
+   */
+  readonly minlength?: number;
+
+  /**
+   * Whether a weights input is given.
+   *
+   * @defaultValue `false`
+   */
+  readonly has_weights?: boolean;
+};
+
+/**
+ * Params of `_npi_bitwise_and_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiBitwiseAndScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_bitwise_left_shift_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiBitwiseLeftShiftScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_bitwise_or_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiBitwiseOrScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_bitwise_right_shift_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiBitwiseRightShiftScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_bitwise_xor_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiBitwiseXorScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_blackman` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiBlackmanParams = {
+  /**
+   * Number of points in the output window. If zero or less, an empty array is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly M?: number | null;
+
+  /**
+   * Data-type of the returned array.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
+/** Params of `_npi_boolean_mask_assign_scalar` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiBooleanMaskAssignScalarParams = {
+  /** value to be assigned to masked positions */
+  readonly value: number;
+
+  /**
+   * starting axis of boolean mask
+   *
+   * @defaultValue `0`
+   */
+  readonly start_axis?: number;
+};
+
+/**
+ * Params of `_npi_boolean_mask_assign_tensor` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiBooleanMaskAssignTensorValueParams}.
+ */
+export type NpiBooleanMaskAssignTensorParams = BackwardNpiBooleanMaskAssignTensorValueParams;
+
+/** Params of `_npi_broadcast_to` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiBroadcastToParams = {
+  /**
+   * The shape of the desired array.
+   *
+   * @defaultValue `[]`
+   */
+  readonly shape?: number | readonly number[];
+};
+
+/**
+ * Params of `_npi_choice` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiChoiceParams = {
+  /**
+   * Sample from range(a); None when the population is input1.
+   *
+   * @defaultValue `null`
+   */
+  readonly a?: number | null;
+
+  /**
+   * Output shape; None for a single index.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * Sample with replacement.
+   *
+   * @defaultValue `true`
+   */
+  readonly replace?: boolean;
+
+  /**
+   * The last input holds the probabilities p.
+   *
+   * @defaultValue `false`
+   */
+  readonly weighted?: boolean;
+};
+
+/**
  * Params of `_npi_cholesky` (MXNet's names; omitted fields take the defaults shown).
  *
  * The same fields as {@link BackwardLinalgPotrfParams}.
  */
 export type NpiCholeskyParams = BackwardLinalgPotrfParams;
+
+/** Params of `_npi_clip` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiClipParams = {
+  /** Minimum value */
+  readonly a_min: number;
+
+  /** Maximum value */
+  readonly a_max: number;
+};
+
+/** Params of `_npi_column_stack` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiColumnStackParams = {
+  /**
+   * Number of inputs to be joined.
+   *
+   * Filled in with the number of input arrays when omitted.
+   */
+  readonly num_args?: number;
+};
+
+/** Params of `_npi_concatenate` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiConcatenateParams = {
+  /**
+   * Number of inputs to be joined.
+   *
+   * Filled in with the number of input arrays when omitted.
+   */
+  readonly num_args?: number;
+
+  /**
+   * the dimension to be concated (None: inputs flattened, joined along axis 0).
+   *
+   * @defaultValue `1`
+   */
+  readonly dim?: number | null;
+};
+
+/**
+ * Params of `_npi_copysign_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiCopysignScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_cumsum` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpCumsumParams}.
+ */
+export type NpiCumsumParams = NpCumsumParams;
+
+/**
+ * Params of `_npi_diag` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiDiagParams}.
+ */
+export type NpiDiagParams = BackwardNpiDiagParams;
+
+/**
+ * Params of `_npi_diagflat` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiDiagParams}.
+ */
+export type NpiDiagflatParams = BackwardNpiDiagParams;
+
+/**
+ * Params of `_npi_diagonal` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiDiagonalParams}.
+ */
+export type NpiDiagonalParams = BackwardNpiDiagonalParams;
+
+/**
+ * Params of `_npi_diff` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiDiffParams}.
+ */
+export type NpiDiffParams = BackwardNpiDiffParams;
+
+/**
+ * Params of `_npi_dsplit` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiArraySplitParams}.
+ */
+export type NpiDsplitParams = NpiArraySplitParams;
+
+/**
+ * Params of `_npi_dstack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiConcatenateParams}.
+ */
+export type NpiDstackParams = NpiConcatenateParams;
+
+/**
+ * Params of `_npi_ediff1d` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiBackwardEdiff1dParams}.
+ */
+export type NpiEdiff1dParams = NpiBackwardEdiff1dParams;
 
 /** Params of `_npi_eigh` (MXNet's names; omitted fields take the defaults shown). */
 export type NpiEighParams = {
@@ -1861,6 +2726,636 @@ export type NpiEinsumParams = {
   readonly optimize?: number;
 };
 
+/**
+ * Params of `_npi_equal_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiEqualScalarParams = DivScalarParams;
+
+/** Params of `_npi_expand_dims` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiExpandDimsParams = {
+  /**
+   * Position where new axis is to be inserted. Suppose that the input `NDArray`'s dimension is `ndim`,
+   * the range of the inserted axis is `[-ndim, ndim]`
+   */
+  readonly axis: number;
+};
+
+/**
+ * Params of `_npi_exponential` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiExponentialParams = {
+  /**
+   * The scale parameter (1 / lambda, >= 0).
+   *
+   * @defaultValue `1`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_eye` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiEyeParams = {
+  /** Number of rows in the output. */
+  readonly N: number;
+
+  /**
+   * Number of columns in the output. If None, defaults to N.
+   *
+   * @defaultValue `null`
+   */
+  readonly M?: number | null;
+
+  /**
+   * Index of the diagonal. 0 (the default) refers to the main diagonal,a positive value refers to an
+   * upper diagonal.and a negative value to a lower diagonal.
+   *
+   * @defaultValue `0`
+   */
+  readonly k?: number;
+
+  /**
+   * Data-type of the returned array.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
+/** Params of `_npi_fill_diagonal` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiFillDiagonalParams = {
+  /** Value to be written on the diagonal, its type must be compatible with that of the array a. */
+  readonly val: number | readonly number[];
+
+  /**
+   * The diagonal “wrapped” after N columns.
+   *
+   * @defaultValue `false`
+   */
+  readonly wrap?: boolean;
+};
+
+/** Params of `_npi_flip` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiFlipParams = {
+  /**
+   * The axis which to flip elements (None: all).
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_floor_divide_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiFloorDivideScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_fmax_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiFmaxScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_fmin_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiFminScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_fmod_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiFmodScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_full` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiFullParams = {
+  /**
+   * The shape of the output
+   *
+   * @defaultValue `[]`
+   */
+  readonly shape?: number | readonly number[];
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+
+  /**
+   * Float value with which to fill newly created tensor
+   *
+   * @defaultValue `0`
+   */
+  readonly double_value?: number;
+
+  /**
+   * Integer value with which to fill newly created tensor
+   *
+   * @defaultValue `0`
+   */
+  readonly int_value?: number;
+
+  /**
+   * Unsigned integer value with which to fill newly created tensor
+   *
+   * @defaultValue `0`
+   */
+  readonly uint_value?: number;
+
+  /**
+   * Choose the value type
+   *
+   * @defaultValue `2`
+   */
+  readonly value_type?: number;
+};
+
+/**
+ * Params of `_npi_full_like` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiFullLikeParams = {
+  /** Value with which to fill newly created tensor */
+  readonly fill_value: number;
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
+/**
+ * Params of `_npi_gamma` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiGammaParams = {
+  /**
+   * The shape (k) of the gamma distribution (> 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly shape?: number | null;
+
+  /**
+   * The scale (theta) of the gamma distribution (> 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * DType of the output in case this can't be inferred. Defaults to float32 or float64 if not defined
+   * (dtype=None).
+   *
+   * @defaultValue `'None'`
+   */
+  readonly dtype?: 'None' | 'float32' | 'float64' | 'float16';
+};
+
+/**
+ * Params of `_npi_gcd_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiGcdScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_greater_equal_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiGreaterEqualScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_greater_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiGreaterScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_gumbel` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiGumbelParams = {
+  /**
+   * Location of the mode of the distribution.
+   *
+   * @defaultValue `null`
+   */
+  readonly loc?: number | null;
+
+  /**
+   * Scale of the distribution (>= 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_hamming` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ *
+ * The same fields as {@link NpiBlackmanParams}.
+ */
+export type NpiHammingParams = NpiBlackmanParams;
+
+/**
+ * Params of `_npi_hanning` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ *
+ * The same fields as {@link NpiBlackmanParams}.
+ */
+export type NpiHanningParams = NpiBlackmanParams;
+
+/**
+ * Params of `_npi_hsplit` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiArraySplitParams}.
+ */
+export type NpiHsplitParams = NpiArraySplitParams;
+
+/**
+ * Params of `_npi_hsplit_backward` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiArraySplitParams}.
+ */
+export type NpiHsplitBackwardParams = NpiArraySplitParams;
+
+/**
+ * Params of `_npi_hstack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiConcatenateParams}.
+ */
+export type NpiHstackParams = NpiConcatenateParams;
+
+/**
+ * Params of `_npi_hypot_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiHypotScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_identity` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiIdentityParams = {
+  /**
+   * The shape of the output
+   *
+   * @defaultValue `[]`
+   */
+  readonly shape?: number | readonly number[];
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
+/**
+ * Params of `_npi_indices` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiIndicesParams = {
+  /** The shape of the grid. */
+  readonly dimensions: number | readonly number[];
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
+/** Params of `_npi_interp` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiInterpParams = {
+  /**
+   * Value to return for x < xp[0], default is fp[0].
+   *
+   * @defaultValue `null`
+   */
+  readonly left?: number | null;
+
+  /**
+   * Value to return for x > xp[-1], default is fp[-1].
+   *
+   * @defaultValue `null`
+   */
+  readonly right?: number | null;
+
+  /**
+   * A period for the x-coordinates. This parameter allows the proper interpolation of angular
+   * x-coordinates. Parameters left and right are ignored if period is specified.
+   *
+   * @defaultValue `null`
+   */
+  readonly period?: number | null;
+
+  /**
+   * x is a scalar input
+   *
+   * @defaultValue `0`
+   */
+  readonly x_scalar?: number;
+
+  /**
+   * Flag that indicates whether input is a scalar
+   *
+   * @defaultValue `false`
+   */
+  readonly x_is_scalar?: boolean;
+};
+
+/**
+ * Params of `_npi_laplace` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiLaplaceParams = {
+  /**
+   * The position of the distribution peak.
+   *
+   * @defaultValue `null`
+   */
+  readonly loc?: number | null;
+
+  /**
+   * The exponential decay (>= 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * DType of the output in case this can't be inferred. Defaults to float32 or float64 if not defined
+   * (dtype=None).
+   *
+   * @defaultValue `'None'`
+   */
+  readonly dtype?: 'None' | 'float32' | 'float64' | 'float16';
+};
+
+/**
+ * Params of `_npi_lcm_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLcmScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_ldexp_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLdexpScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_less_equal_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLessEqualScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_less_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLessScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_linspace` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiLinspaceParams = {
+  /**
+   * The double type starting value of the sequence.
+   *
+   * @defaultValue `0`
+   */
+  readonly start_double?: number;
+
+  /**
+   * The double type ending value of the sequence
+   *
+   * @defaultValue `0`
+   */
+  readonly stop_double?: number;
+
+  /**
+   * The int type starting value of the sequence.
+   *
+   * @defaultValue `0`
+   */
+  readonly start_int?: number;
+
+  /**
+   * The int type ending value of the sequence
+   *
+   * @defaultValue `0`
+   */
+  readonly stop_int?: number;
+
+  /**
+   * The unsigned int type starting value of the sequence.
+   *
+   * @defaultValue `0`
+   */
+  readonly start_uint?: number;
+
+  /**
+   * The unsigned int type ending value of the sequence
+   *
+   * @defaultValue `0`
+   */
+  readonly stop_uint?: number;
+
+  /** Number of samples to generate. Must be non-negative. */
+  readonly num: number;
+
+  /**
+   * If True, stop is the last sample. Otherwise, it is not included.
+   *
+   * @defaultValue `true`
+   */
+  readonly endpoint?: boolean;
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+
+  /**
+   * Data type for start and stop value
+   *
+   * @defaultValue `0`
+   */
+  readonly value_type?: number;
+};
+
+/**
+ * Params of `_npi_logaddexp_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLogaddexpScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_logical_and_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLogicalAndScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_logical_or_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLogicalOrScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_logical_xor_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiLogicalXorScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_logistic` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiLogisticParams = {
+  /**
+   * Location of the distribution.
+   *
+   * @defaultValue `null`
+   */
+  readonly loc?: number | null;
+
+  /**
+   * Scale of the distribution (>= 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_logspace` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiLogspaceParams = {
+  /** The starting value of the sequence. */
+  readonly start: number;
+
+  /** The ending value of the sequence */
+  readonly stop: number;
+
+  /** Number of samples to generate. Must be non-negative. */
+  readonly num: number;
+
+  /**
+   * If True, stop is the last sample. Otherwise, it is not included.
+   *
+   * @defaultValue `true`
+   */
+  readonly endpoint?: boolean;
+
+  /**
+   * The base of the log space. The step size between the elements in ln(samples) / ln(base) (or
+   * log_base(samples)) is uniform.
+   *
+   * @defaultValue `10`
+   */
+  readonly base?: number;
+
+  /**
+   * Target data type.
+   *
+   * @defaultValue `null`
+   */
+  readonly dtype?: DTypeName | null;
+};
+
 /** Params of `_npi_matrix_rank` (MXNet's names; omitted fields take the defaults shown). */
 export type NpiMatrixRankParams = {
   /**
@@ -1895,6 +3390,247 @@ export type NpiMatrixRankNoneTolParams = {
   readonly hermitian?: boolean;
 };
 
+/** Params of `_npi_max` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiMaxParams = {
+  /**
+   * Axis or axes along which a reduction is performed. None reduces all axes; a tuple reduces each
+   * axis in it; negative values count from the end.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+
+  /**
+   * Keep the reduced axes as dimensions of size one.
+   *
+   * @defaultValue `false`
+   */
+  readonly keepdims?: boolean;
+
+  /**
+   * Starting value for the reduction.
+   *
+   * @defaultValue `null`
+   */
+  readonly initial?: number | null;
+};
+
+/**
+ * Params of `_npi_maximum_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiMaximumScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_mean` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpMeanParams}.
+ */
+export type NpiMeanParams = BackwardNpMeanParams;
+
+/**
+ * Params of `_npi_min` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiMaxParams}.
+ */
+export type NpiMinParams = NpiMaxParams;
+
+/**
+ * Params of `_npi_minimum_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiMinimumScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_mod_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiModScalarParams = DivScalarParams;
+
+/** Params of `_npi_moveaxis` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiMoveaxisParams = {
+  /** Original position of the axes to move. These must be unique. */
+  readonly source: number | readonly number[];
+
+  /** Destination positions for each of the original axes. These must also be unique. */
+  readonly destination: number | readonly number[];
+};
+
+/** Params of `_npi_multinomial` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiMultinomialParams = {
+  /** Number of experiments. */
+  readonly n: number;
+
+  /**
+   * Probabilities of each of the p different outcomes.
+   *
+   * @defaultValue `null`
+   */
+  readonly pvals?: number | readonly number[] | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_multiply_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiMultiplyScalarParams = DivScalarParams;
+
+/** Params of `_npi_nan_to_num` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiNanToNumParams = {
+  /**
+   * Whether to create a copy of `x` (True) or to replace values in-place (False).
+   *
+   * @defaultValue `true`
+   */
+  readonly copy?: boolean;
+
+  /**
+   * Value to be used to fill NaN values.
+   *
+   * @defaultValue `0`
+   */
+  readonly nan?: number;
+
+  /**
+   * Value to be used to fill positive infinity values.
+   *
+   * @defaultValue `null`
+   */
+  readonly posinf?: number | null;
+
+  /**
+   * Value to be used to fill negative infinity values.
+   *
+   * @defaultValue `null`
+   */
+  readonly neginf?: number | null;
+};
+
+/**
+ * Params of `_npi_normal` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiNormalParams = {
+  /**
+   * Mean of the distribution.
+   *
+   * @defaultValue `null`
+   */
+  readonly loc?: number | null;
+
+  /**
+   * Standard deviation of the distribution (>= 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * DType of the output in case this can't be inferred. Defaults to float32 or float64 if not defined
+   * (dtype=None).
+   *
+   * @defaultValue `'None'`
+   */
+  readonly dtype?: 'None' | 'float32' | 'float64' | 'float16';
+};
+
+/**
+ * Params of `_npi_not_equal_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiNotEqualScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_ones` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ *
+ * The same fields as {@link NpiIdentityParams}.
+ */
+export type NpiOnesParams = NpiIdentityParams;
+
+/**
+ * Params of `_npi_pad` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiPadParams}.
+ */
+export type NpiPadParams = BackwardNpiPadParams;
+
+/**
+ * Params of `_npi_pareto` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiParetoParams = {
+  /**
+   * Shape of the distribution (> 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly a?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/** Params of `_npi_percentile` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiPercentileParams = {
+  /**
+   * Axis or axes along which the percentiles are computed; None: all.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+
+  /**
+   * How to interpolate when the percentile lies between two data points.
+   *
+   * @defaultValue `'linear'`
+   */
+  readonly interpolation?: 'linear' | 'lower' | 'higher' | 'midpoint' | 'nearest';
+
+  /**
+   * Keep the reduced axes as dimensions of size one.
+   *
+   * @defaultValue `false`
+   */
+  readonly keepdims?: boolean;
+
+  /**
+   * The percentile as a number in [0, 100] (no q input then).
+   *
+   * @defaultValue `null`
+   */
+  readonly q_scalar?: number | null;
+};
+
 /**
  * Params of `_npi_pinv` (MXNet's names; omitted fields take the defaults shown).
  *
@@ -1920,6 +3656,286 @@ export type NpiPinvScalarRcondParams = {
 };
 
 /**
+ * Params of `_npi_power_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiPowerScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_powerd` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiPowerdParams = {
+  /**
+   * Parameter of the distribution (> 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly a?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_prod` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpMeanParams}.
+ */
+export type NpiProdParams = BackwardNpMeanParams;
+
+/**
+ * Params of `_npi_rarctan2_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRarctan2ScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rayleigh` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiRayleighParams = {
+  /**
+   * Scale, also equals the mode (>= 0).
+   *
+   * @defaultValue `1`
+   */
+  readonly scale?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_rbitwise_left_shift_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRbitwiseLeftShiftScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rbitwise_right_shift_scalar` (MXNet's names; omitted fields take the defaults
+ * shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRbitwiseRightShiftScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rcopysign_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRcopysignScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_repeat` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardRepeatParams}.
+ */
+export type NpiRepeatParams = BackwardRepeatParams;
+
+/**
+ * Params of `_npi_repeats` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiRepeatsParams}.
+ */
+export type NpiRepeatsParams = BackwardNpiRepeatsParams;
+
+/**
+ * Params of `_npi_rfloor_divide_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRfloorDivideScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rfmod_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRfmodScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rldexp_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRldexpScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rmod_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRmodScalarParams = DivScalarParams;
+
+/** Params of `_npi_roll` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiRollParams = {
+  /**
+   * The number of places by which elements are shifted.
+   *
+   * @defaultValue `null`
+   */
+  readonly shift?: number | readonly number[] | null;
+
+  /**
+   * Axis or axes along which elements are shifted (None: the flattened array).
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+};
+
+/** Params of `_npi_rollaxis` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiRollaxisParams = {
+  /** The axis to be rolled. */
+  readonly axis: number;
+
+  /**
+   * The axis is rolled until it lies before this position.
+   *
+   * @defaultValue `0`
+   */
+  readonly start?: number;
+};
+
+/**
+ * Params of `_npi_rollaxis_backward` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiRollaxisParams}.
+ */
+export type NpiRollaxisBackwardParams = NpiRollaxisParams;
+
+/** Params of `_npi_rot90` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiRot90Params = {
+  /**
+   * Number of times the array is rotated by 90 degrees.
+   *
+   * @defaultValue `1`
+   */
+  readonly k?: number;
+
+  /**
+   * The array is rotated in the plane defined by the axes. Axes must be different.
+   *
+   * @defaultValue `null`
+   */
+  readonly axes?: number | readonly number[] | null;
+};
+
+/**
+ * Params of `_npi_rpower_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRpowerScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rsubtract_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRsubtractScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_rtrue_divide_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiRtrueDivideScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_split` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiArraySplitParams}.
+ */
+export type NpiSplitParams = NpiArraySplitParams;
+
+/** Params of `_npi_squeeze` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiSqueezeParams = {
+  /**
+   * The size-one axes to remove (None: all of them).
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | readonly number[] | null;
+};
+
+/** Params of `_npi_stack` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiStackParams = {
+  /**
+   * The axis in the result array along which the input arrays are stacked.
+   *
+   * @defaultValue `0`
+   */
+  readonly axis?: number;
+
+  /**
+   * Number of inputs to be stacked.
+   *
+   * Filled in with the number of input arrays when omitted.
+   */
+  readonly num_args?: number;
+};
+
+/**
+ * Params of `_npi_std` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiStdParams}.
+ */
+export type NpiStdParams = BackwardNpiStdParams;
+
+/**
+ * Params of `_npi_subtract_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiSubtractScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_sum` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpMeanParams}.
+ */
+export type NpiSumParams = BackwardNpMeanParams;
+
+/**
+ * Params of `_npi_swapaxes` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link SwapAxisParams}.
+ */
+export type NpiSwapaxesParams = SwapAxisParams;
+
+/**
+ * Params of `_npi_tensordot` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiTensordotParams}.
+ */
+export type NpiTensordotParams = BackwardNpiTensordotParams;
+
+/**
+ * Params of `_npi_tensordot_int_axes` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiTensordotIntAxesParams}.
+ */
+export type NpiTensordotIntAxesParams = BackwardNpiTensordotIntAxesParams;
+
+/**
  * Params of `_npi_tensorinv` (MXNet's names; omitted fields take the defaults shown).
  *
  * The same fields as {@link BackwardNpiTensorinvParams}.
@@ -1932,6 +3948,240 @@ export type NpiTensorinvParams = BackwardNpiTensorinvParams;
  * The same fields as {@link BackwardNpiTensorsolveParams}.
  */
 export type NpiTensorsolveParams = BackwardNpiTensorsolveParams;
+
+/**
+ * Params of `_npi_tile` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardTileParams}.
+ */
+export type NpiTileParams = BackwardTileParams;
+
+/**
+ * Params of `_npi_trace` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiTraceParams}.
+ */
+export type NpiTraceParams = BackwardNpiTraceParams;
+
+/**
+ * Params of `_npi_tri` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiTriParams = {
+  /** Number of rows in the array. */
+  readonly N: number;
+
+  /**
+   * Number of columns in the array. By default, M is taken equal to N.
+   *
+   * @defaultValue `null`
+   */
+  readonly M?: number | null;
+
+  /**
+   * The sub-diagonal at and below which the array is filled. k = 0 is the main diagonal, while k < 0
+   * is below it, and k > 0 is above. The default is 0.
+   *
+   * @defaultValue `0`
+   */
+  readonly k?: number;
+
+  /**
+   * Data-type of the returned array.
+   *
+   * @defaultValue `'float32'`
+   */
+  readonly dtype?: DTypeName;
+};
+
+/**
+ * Params of `_npi_tril` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardTrilParams}.
+ */
+export type NpiTrilParams = BackwardTrilParams;
+
+/** Params of `_npi_tril_indices` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiTrilIndicesParams = {
+  /** The row dimension of the arrays for which the returned indices will be valid. */
+  readonly n: number;
+
+  /**
+   * Diagonal offset.
+   *
+   * @defaultValue `0`
+   */
+  readonly k?: number;
+
+  /**
+   * The column dimension of the arrays for which the returned arrays will be valid.
+   *
+   * @defaultValue `0`
+   */
+  readonly m?: number;
+};
+
+/**
+ * Params of `_npi_triu` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardTrilParams}.
+ */
+export type NpiTriuParams = BackwardTrilParams;
+
+/**
+ * Params of `_npi_true_divide_scalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link DivScalarParams}.
+ */
+export type NpiTrueDivideScalarParams = DivScalarParams;
+
+/**
+ * Params of `_npi_uniform` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiUniformParams = {
+  /**
+   * Lower boundary of the output interval.
+   *
+   * @defaultValue `null`
+   */
+  readonly low?: number | null;
+
+  /**
+   * Upper boundary of the output interval.
+   *
+   * @defaultValue `null`
+   */
+  readonly high?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+
+  /**
+   * DType of the output in case this can't be inferred. Defaults to float32 or float64 if not defined
+   * (dtype=None).
+   *
+   * @defaultValue `'None'`
+   */
+  readonly dtype?: 'None' | 'float32' | 'float64' | 'float16';
+};
+
+/** Params of `_npi_unique` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiUniqueParams = {
+  /**
+   * If true, return the indices of the input.
+   *
+   * @defaultValue `false`
+   */
+  readonly return_index?: boolean;
+
+  /**
+   * If true, return the indices of the input which can be used to reconstruct the input.
+   *
+   * @defaultValue `false`
+   */
+  readonly return_inverse?: boolean;
+
+  /**
+   * If true, return the number of times each unique item appears in input.
+   *
+   * @defaultValue `false`
+   */
+  readonly return_counts?: boolean;
+
+  /**
+   * An integer that represents the axis to operator on.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | null;
+};
+
+/**
+ * Params of `_npi_var` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardNpiStdParams}.
+ */
+export type NpiVarParams = BackwardNpiStdParams;
+
+/**
+ * Params of `_npi_vstack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiColumnStackParams}.
+ */
+export type NpiVstackParams = NpiColumnStackParams;
+
+/**
+ * Params of `_npi_weibull` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type NpiWeibullParams = {
+  /**
+   * Shape of the distribution (>= 0).
+   *
+   * @defaultValue `null`
+   */
+  readonly a?: number | null;
+
+  /**
+   * Output shape. If the given shape is, e.g., (m, n, k), then m * n * k samples are drawn. Default is
+   * None, in which case a single value is returned.
+   *
+   * @defaultValue `null`
+   */
+  readonly size?: number | readonly number[] | null;
+};
+
+/** Params of `_npi_where_lscalar` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiWhereLscalarParams = {
+  /**
+   * The scalar value of x/y.
+   *
+   * @defaultValue `0`
+   */
+  readonly scalar?: number;
+};
+
+/**
+ * Params of `_npi_where_rscalar` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiWhereLscalarParams}.
+ */
+export type NpiWhereRscalarParams = NpiWhereLscalarParams;
+
+/** Params of `_npi_where_scalar2` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiWhereScalar2Params = {
+  /**
+   * The scalar value of x.
+   *
+   * @defaultValue `0`
+   */
+  readonly x?: number;
+
+  /**
+   * The scalar value of y.
+   *
+   * @defaultValue `0`
+   */
+  readonly y?: number;
+};
+
+/**
+ * Params of `_npi_zeros` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ *
+ * The same fields as {@link NpiIdentityParams}.
+ */
+export type NpiZerosParams = NpiIdentityParams;
 
 /**
  * Params of `_ones` (MXNet's names; omitted fields take the defaults shown).
@@ -2095,6 +4345,43 @@ export type RmodScalarParams = DivScalarParams;
  */
 export type RpowerScalarParams = DivScalarParams;
 
+/**
+ * Params of `_scatter_set_nd` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardGatherNdParams}.
+ */
+export type ScatterSetNdParams = BackwardGatherNdParams;
+
+/**
+ * Params of `_slice_assign` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardSliceParams}.
+ */
+export type SliceAssignParams = BackwardSliceParams;
+
+/** Params of `_slice_assign_scalar` (MXNet's names; omitted fields take the defaults shown). */
+export type SliceAssignScalarParams = {
+  /**
+   * The scalar value for assignment.
+   *
+   * @defaultValue `0`
+   */
+  readonly scalar?: number;
+
+  /** starting indices for the slice operation, supports negative indices. */
+  readonly begin: number | null | readonly (number | null)[];
+
+  /** ending indices for the slice operation, supports negative indices. */
+  readonly end: number | null | readonly (number | null)[];
+
+  /**
+   * step for the slice operation, supports negative values.
+   *
+   * @defaultValue `[]`
+   */
+  readonly step?: number | null | readonly (number | null)[];
+};
+
 /** Params of `_sparse_adagrad_update` (MXNet's names; omitted fields take the defaults shown). */
 export type SparseAdagradUpdateParams = {
   /** Learning rate */
@@ -2161,11 +4448,28 @@ export type SplitV2Params = {
 };
 
 /**
+ * Params of `_split_v2_backward` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiArraySplitParams}.
+ */
+export type SplitV2BackwardParams = NpiArraySplitParams;
+
+/**
  * Params of `_square_sum` (MXNet's names; omitted fields take the defaults shown).
  *
  * The same fields as {@link BackwardMeanParams}.
  */
 export type SquareSumParams = BackwardMeanParams;
+
+/** Params of `_unravel_index` (MXNet's names; omitted fields take the defaults shown). */
+export type UnravelIndexParams = {
+  /**
+   * Shape of the array into which the multi-indices apply.
+   *
+   * @defaultValue `[]`
+   */
+  readonly shape?: number | readonly number[];
+};
 
 /**
  * Params of `_zeros` (MXNet's names; omitted fields take the defaults shown).
@@ -2354,14 +4658,12 @@ export type CastStorageParams = {
   readonly stype: 'default' | 'row_sparse' | 'csr';
 };
 
-/** Params of `clip` (MXNet's names; omitted fields take the defaults shown). */
-export type ClipParams = {
-  /** Minimum value */
-  readonly a_min: number;
-
-  /** Maximum value */
-  readonly a_max: number;
-};
+/**
+ * Params of `clip` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiClipParams}.
+ */
+export type ClipParams = NpiClipParams;
 
 /**
  * Params of `diag` (MXNet's names; omitted fields take the defaults shown).
@@ -2377,14 +4679,12 @@ export type DiagParams = BackwardDiagParams;
  */
 export type DotParams = BackwardDotParams;
 
-/** Params of `expand_dims` (MXNet's names; omitted fields take the defaults shown). */
-export type ExpandDimsParams = {
-  /**
-   * Position where new axis is to be inserted. Suppose that the input `NDArray`'s dimension is `ndim`,
-   * the range of the inserted axis is `[-ndim, ndim]`
-   */
-  readonly axis: number;
-};
+/**
+ * Params of `expand_dims` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiExpandDimsParams}.
+ */
+export type ExpandDimsParams = NpiExpandDimsParams;
 
 /** Params of `ftrl_update` (MXNet's names; omitted fields take the defaults shown). */
 export type FtrlUpdateParams = {
@@ -3148,22 +5448,12 @@ export type SqueezeParams = {
   readonly axis?: number | readonly number[] | null;
 };
 
-/** Params of `stack` (MXNet's names; omitted fields take the defaults shown). */
-export type StackParams = {
-  /**
-   * The axis in the result array along which the input arrays are stacked.
-   *
-   * @defaultValue `0`
-   */
-  readonly axis?: number;
-
-  /**
-   * Number of inputs to be stacked.
-   *
-   * Filled in with the number of input arrays when omitted.
-   */
-  readonly num_args?: number;
-};
+/**
+ * Params of `stack` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link NpiStackParams}.
+ */
+export type StackParams = NpiStackParams;
 
 /**
  * Params of `sum` (MXNet's names; omitted fields take the defaults shown).
@@ -4789,6 +7079,21 @@ export interface CoreOps {
   ): OpOutputs<N, D>;
 
   /**
+   * Backward of boolean_mask: the output gradient scattered to the masked positions, zeros elsewhere
+   * (output 1, the mask gradient, is zeros).
+   *
+   * Inputs: `ograd`, `data`, `index`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_contrib_boolean_mask(
+    ograd: NDArray,
+    data: NDArray,
+    index: NDArray,
+    params?: BackwardContribBooleanMaskParams & OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
    * Gradient of CTCLoss: the forward pass's activation gradient scaled by each sequence's head
    * gradient.
    *
@@ -4825,6 +7130,43 @@ export interface CoreOps {
     rhs: NDArray<D>,
     params?: BackwardDotParams & OpInvokeOptions,
   ): [NDArray<D>, NDArray<D>];
+
+  /**
+   * gamma's implicit reparameterization gradient: Σ ograd · scale · dx/dα(α, sample / scale) over the
+   * broadcast axes.
+   *
+   * Inputs: `ograd`, `shape`, `samples`.
+   *
+   * Returns one array.
+   */
+  _backward_gamma_sample(
+    ograd: NDArray,
+    shape: NDArray,
+    samples: NDArray,
+    params?: BackwardGammaSampleParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Scatter-add of `data` into zeros of `shape` at the index tuples of `indices` (duplicates
+   * accumulate). With `shape` empty, a third input gives the shape.
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array.
+   */
+  _backward_gather_nd(
+    ...args: [...arrays: NDArray[], params: BackwardGatherNdParams & OpInvokeOptions]
+  ): NDArray;
+
+  /**
+   * Scatter-add of `data` into zeros of `shape` at the index tuples of `indices` (duplicates
+   * accumulate). With `shape` empty, a third input gives the shape.
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array.
+   */
+  _backward_gather_nd(...arrays: NDArray[]): NDArray;
 
   /**
    * det's gradient: ddet · det · A⁻ᵀ from the saved LU factors (zero where det = 0, as MXNet).
@@ -5024,6 +7366,230 @@ export interface CoreOps {
   _backward_mean(ograd: NDArray, data: NDArray, params?: BackwardMeanParams & OpInvokeOptions): NDArray;
 
   /**
+   * Gradient of _npi_average: d a = ograd · w / sum(w); d w = ograd · (a - avg) / sum(w) + ograd_sum,
+   * summed to the weights’ shape (inputs: ograd, ograd of the weight sum, a, [weights], avg, sum of
+   * weights).
+   *
+   * Inputs: `ograd`, `ograd_sum`, `a`, `weights`, `avg`, `sum`.
+   *
+   * This overload: `weighted` is true.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_np_average(
+    ograd: NDArray,
+    ograd_sum: NDArray,
+    a: NDArray,
+    weights: NDArray,
+    avg: NDArray,
+    sum: NDArray,
+    params?: BackwardNpAverageParams & { readonly weighted?: true } & OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
+   * Gradient of _npi_average: d a = ograd · w / sum(w); d w = ograd · (a - avg) / sum(w) + ograd_sum,
+   * summed to the weights’ shape (inputs: ograd, ograd of the weight sum, a, [weights], avg, sum of
+   * weights).
+   *
+   * Inputs: `ograd`, `ograd_sum`, `a`, `avg`, `sum`.
+   *
+   * This overload: `weighted` is false.
+   *
+   * Returns one array.
+   */
+  _backward_np_average(
+    ograd: NDArray,
+    ograd_sum: NDArray,
+    a: NDArray,
+    avg: NDArray,
+    sum: NDArray,
+    params: BackwardNpAverageParams & { readonly weighted: false } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_average: d a = ograd · w / sum(w); d w = ograd · (a - avg) / sum(w) + ograd_sum,
+   * summed to the weights’ shape (inputs: ograd, ograd of the weight sum, a, [weights], avg, sum of
+   * weights).
+   *
+   * Inputs: any number of arrays.
+   *
+   * This overload: `weighted` given as values that are not literals.
+   *
+   * Returns 2 arrays or one array.
+   */
+  _backward_np_average(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpAverageParams & { readonly weighted: boolean } & OpInvokeOptions,
+    ]
+  ): [NDArray, NDArray] | NDArray;
+
+  /**
+   * Gradient of _npi_column_stack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of arrays (for example `ograd`, `arg0`, `arg1`).
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _backward_np_column_stack<N extends number>(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpColumnStackParams & { readonly num_args: N } & OpInvokeOptions,
+    ]
+  ): OpOutputs<N>;
+
+  /**
+   * Gradient of _npi_concatenate: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of arrays (for example `ograd`, `arg0`, `arg1`).
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _backward_np_concat<N extends number>(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpConcatParams & { readonly num_args: N } & OpInvokeOptions,
+    ]
+  ): OpOutputs<N>;
+
+  /**
+   * Gradient of _npi_dstack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of arrays (for example `ograd`, `arg0`, `arg1`).
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _backward_np_dstack<N extends number>(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpDstackParams & { readonly num_args: N } & OpInvokeOptions,
+    ]
+  ): OpOutputs<N>;
+
+  /**
+   * Gradient of _npi_hstack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of arrays (for example `ograd`, `arg0`, `arg1`).
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _backward_np_hstack<N extends number>(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpHstackParams & { readonly num_args: N } & OpInvokeOptions,
+    ]
+  ): OpOutputs<N>;
+
+  /**
+   * Gradient of _npi_matmul: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the
+   * other operand.
+   *
+   * Inputs: `ograd`, `a`, `b`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_np_matmul(ograd: NDArray, a: NDArray, b: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * Gradient of _npi_mean: ograd (shaped like the reduction's result) broadcast back into a's shape,
+   * divided by the number of reduced elements. `a` only gives the shape (MXNet reads it from the
+   * graph).
+   *
+   * Inputs: `ograd`, `a`.
+   *
+   * Returns one array.
+   */
+  _backward_np_mean(ograd: NDArray, a: NDArray, params?: BackwardNpMeanParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Gradient of _npi_vstack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of arrays (for example `ograd`, `arg0`, `arg1`).
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _backward_np_vstack<N extends number>(
+    ...args: [
+      ...arrays: NDArray[],
+      params: BackwardNpVstackParams & { readonly num_args: N } & OpInvokeOptions,
+    ]
+  ): OpOutputs<N>;
+
+  /**
+   * Backward of the tensor mask assignment for its value: the output gradient at the positions the
+   * mask selects, as the (lead, count, trail) region, summed to the value's broadcast shape (the value
+   * input gives only the shape).
+   *
+   * Inputs: `ograd`, `mask`, `value`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_boolean_mask_assign_tensor_value(
+    ograd: NDArray,
+    mask: NDArray,
+    value: NDArray,
+    params?: BackwardNpiBooleanMaskAssignTensorValueParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_diag: the diagonal k of ograd (1-D data), or ograd placed on diagonal k of zeros.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_diag(
+    ograd: NDArray,
+    data: NDArray,
+    params?: BackwardNpiDiagParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_diagflat: the diagonal k of ograd, shaped like data.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_diagflat(
+    ograd: NDArray,
+    data: NDArray,
+    params?: BackwardNpiDiagflatParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_diagonal: ograd placed on the diagonal of zeros shaped like data.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_diagonal(
+    ograd: NDArray,
+    data: NDArray,
+    params?: BackwardNpiDiagonalParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_diff: the adjoint n-th difference of ograd, in a's shape (a gives the shape).
+   *
+   * Inputs: `ograd`, `a`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_diff(ograd: NDArray, a: NDArray, params?: BackwardNpiDiffParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Gradient of _npi_dot: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the other
+   * operand.
+   *
+   * Inputs: `ograd`, `a`, `b`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_npi_dot(ograd: NDArray, a: NDArray, b: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
+
+  /**
    * Gradient of _npi_einsum: every operand's gradient from (ograd, arg0..), each an einsum of ograd
    * with the other operands.
    *
@@ -5037,6 +7603,29 @@ export interface CoreOps {
       params: BackwardNpiEinsumParams & { readonly num_args: N } & OpInvokeOptions,
     ]
   ): OpOutputs<N>;
+
+  /**
+   * Gradient of _npi_kron: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the other
+   * operand.
+   *
+   * Inputs: `ograd`, `a`, `b`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_npi_kron(ograd: NDArray, a: NDArray, b: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * Gradient of _npi_pad: the interior of ograd plus the padding folded back onto the positions it
+   * copied.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_pad<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: BackwardNpiPadParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /**
    * QR's gradient (MXNet qr_backward): inputs dQ, dR, A, Q, R; needs R's leading K×K block invertible.
@@ -5055,6 +7644,19 @@ export interface CoreOps {
   ): NDArray;
 
   /**
+   * Gradient of _npi_repeats: the sum of ograd over the copies of each element, shaped like data.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_repeats(
+    ograd: NDArray,
+    data: NDArray,
+    params: BackwardNpiRepeatsParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
    * solve's gradient: dB = A⁻ᵀ dX, dA = -dB Xᵀ.
    *
    * Inputs: `arg0`, `arg1`, `arg2`, `arg3`.
@@ -5068,6 +7670,32 @@ export interface CoreOps {
     arg3: NDArray,
     params?: OpInvokeOptions,
   ): [NDArray, NDArray];
+
+  /**
+   * Gradient of _npi_std: ograd · (a - mean) / ((N - ddof) · std), spread over the reduced axes
+   * (ograd, out and mean are shaped like the result).
+   *
+   * Inputs: `ograd`, `a`, `out`, `mean`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_std(
+    ograd: NDArray,
+    a: NDArray,
+    out: NDArray,
+    mean: NDArray,
+    params?: BackwardNpiStdParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_sum: ograd (shaped like the reduction's result) broadcast back into a's shape.
+   * `a` only gives the shape (MXNet reads it from the graph).
+   *
+   * Inputs: `ograd`, `a`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_sum(ograd: NDArray, a: NDArray, params?: BackwardNpiSumParams & OpInvokeOptions): NDArray;
 
   /**
    * SVD's gradient (MXNet gesvd_backward): inputs dUT, dL, dV, UT, L, V; singular-value gaps clamped
@@ -5086,6 +7714,36 @@ export interface CoreOps {
     arg5: NDArray,
     params?: OpInvokeOptions,
   ): NDArray;
+
+  /**
+   * Gradient of _npi_tensordot: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the
+   * other operand.
+   *
+   * Inputs: `ograd`, `a`, `b`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_npi_tensordot(
+    ograd: NDArray,
+    a: NDArray,
+    b: NDArray,
+    params: BackwardNpiTensordotParams & OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
+   * Gradient of _npi_tensordot_int_axes: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd
+   * with the other operand.
+   *
+   * Inputs: `ograd`, `a`, `b`.
+   *
+   * Returns 2 arrays.
+   */
+  _backward_npi_tensordot_int_axes(
+    ograd: NDArray,
+    a: NDArray,
+    b: NDArray,
+    params: BackwardNpiTensordotIntAxesParams & OpInvokeOptions,
+  ): [NDArray, NDArray];
 
   /**
    * tensorinv's gradient: -Bᵀ · dB · Bᵀ on the matrix views, reshaped to a's shape.
@@ -5114,6 +7772,36 @@ export interface CoreOps {
     arg3: NDArray,
     params?: BackwardNpiTensorsolveParams & OpInvokeOptions,
   ): [NDArray, NDArray];
+
+  /**
+   * Gradient of _npi_trace: ograd on the diagonal, zero elsewhere. Inputs (ograd, data) — MXNet's
+   * takes ograd only and reads data's shape from the graph.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_trace(
+    ograd: NDArray,
+    data: NDArray,
+    params?: BackwardNpiTraceParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Gradient of _npi_var: ograd · 2 (a - mean) / (N - ddof), spread over the reduced axes (ograd, out
+   * and mean are shaped like the result).
+   *
+   * Inputs: `ograd`, `a`, `out`, `mean`.
+   *
+   * Returns one array.
+   */
+  _backward_npi_var(
+    ograd: NDArray,
+    a: NDArray,
+    out: NDArray,
+    mean: NDArray,
+    params?: BackwardNpiVarParams & OpInvokeOptions,
+  ): NDArray;
 
   /**
    * Gradient of pick: ograd added into zeros shaped like data at the picked positions.
@@ -5323,6 +8011,26 @@ export interface CoreOps {
   ): NDArray;
 
   /**
+   * Gradient of _npi_tril: ograd with the same mask (summed over rows for a 1-D input), shaped like
+   * data.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_tril(ograd: NDArray, data: NDArray, params?: BackwardTrilParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Gradient of _npi_triu: ograd with the same mask (summed over rows for a 1-D input), shaped like
+   * data.
+   *
+   * Inputs: `ograd`, `data`.
+   *
+   * Returns one array.
+   */
+  _backward_triu(ograd: NDArray, data: NDArray, params?: BackwardTriuParams & OpInvokeOptions): NDArray;
+
+  /**
    * Sum `grad` over the axes broadcasting added or stretched to reach it from `like`'s shape (NumPy
    * rules); the result has `like`'s shape and `grad`'s dtype. Equal shapes copy.
    *
@@ -5344,6 +8052,20 @@ export interface CoreOps {
    * rescale_grad*grad (clipped). rescale_grad is an array; the update is skipped when it is NaN.
    */
   readonly _contrib_adamw_update: CoreOps['_adamw_update'];
+
+  /**
+   * The entries of `data` along `axis` where the 1-D `index` is nonzero; the output size along `axis`
+   * is their count (a data-dependent shape).
+   *
+   * Inputs: `data`, `index`.
+   *
+   * Returns one array.
+   */
+  _contrib_boolean_mask(
+    data: NDArray,
+    index: NDArray,
+    params?: ContribBooleanMaskParams & OpInvokeOptions,
+  ): NDArray;
 
   /**
    * Alias of `CTCLoss`: Connectionist Temporal Classification Loss: data (sequence_length, batch_size,
@@ -5402,6 +8124,15 @@ export interface CoreOps {
    * Returns one array.
    */
   _copyto<D extends DTypeName = DTypeName>(data: NDArray<D>, params?: OpInvokeOptions): NDArray<D>;
+
+  /**
+   * Alias of `_slice_assign`: lhs with the region `slice(begin, end, step)` replaced by rhs (of the
+   * region's shape).
+   */
+  readonly _crop_assign: CoreOps['_slice_assign'];
+
+  /** Alias of `_slice_assign_scalar`: data with the region `slice(begin, end, step)` set to `scalar`. */
+  readonly _crop_assign_scalar: CoreOps['_slice_assign_scalar'];
 
   /** Alias of `elemwise_div`: x / y (integers truncate), element-wise (identical shapes) */
   readonly _div: CoreOps['elemwise_div'];
@@ -5511,6 +8242,26 @@ export interface CoreOps {
    * Returns one array.
    */
   _greater_scalar(data: NDArray, params?: GreaterScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Histogram of the input: bin_cnt equal bins over range, or the bin edges as a second input; outputs
+   * the counts (int64) and the edges.
+   *
+   * Inputs: any number of arrays (for example `data`).
+   *
+   * Returns 2 arrays.
+   */
+  _histogram(...args: [...arrays: NDArray[], params: HistogramParams & OpInvokeOptions]): [NDArray, NDArray];
+
+  /**
+   * Histogram of the input: bin_cnt equal bins over range, or the bin edges as a second input; outputs
+   * the counts (int64) and the edges.
+   *
+   * Inputs: any number of arrays (for example `data`).
+   *
+   * Returns 2 arrays.
+   */
+  _histogram(...arrays: NDArray[]): [NDArray, NDArray];
 
   /**
    * sqrt(x² + y²), element-wise (identical shapes)
@@ -5836,6 +8587,619 @@ export interface CoreOps {
   _np_cumsum(a: NDArray, params?: NpCumsumParams & OpInvokeOptions): NDArray;
 
   /**
+   * Alias of `_npi_prod`: Product of array elements over the given axes. (MXNet 2.0 _npi_prod; NumPy
+   * shapes: a full reduction is 0-d.)
+   */
+  readonly _np_product: CoreOps['_npi_prod'];
+
+  /** Alias of `_npi_any`: Whether any element over the given axes is true (bool result). */
+  readonly _np_sometrue: CoreOps['_npi_any'];
+
+  /**
+   * NumPy absolute, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_absolute(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 + x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_add(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 + x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_add_scalar(data: NDArray, params?: NpiAddScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Whether all elements over the given axes are true (bool result).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_all(data: NDArray, params?: NpiAllParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_npi_max`: Maximum of array elements over the given axes. (MXNet 2.0 _npi_max; NumPy
+   * shapes: a full reduction is 0-d.)
+   */
+  readonly _npi_amax: CoreOps['_npi_max'];
+
+  /**
+   * Alias of `_npi_min`: Minimum of array elements over the given axes. (MXNet 2.0 _npi_min; NumPy
+   * shapes: a full reduction is 0-d.)
+   */
+  readonly _npi_amin: CoreOps['_npi_min'];
+
+  /**
+   * Whether any element over the given axes is true (bool result).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_any(data: NDArray, params?: NpiAnyParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return evenly spaced values within a given interval (NumPy arange).
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_arange(params: NpiArangeParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy arccos, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_arccos(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy arccosh, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_arccosh(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy arcsin, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_arcsin(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy arcsinh, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_arcsinh(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy arctan, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_arctan(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * arctan(x1 / x2) in the quadrant of (x2, x1), element-wise with NumPy broadcasting and type
+   * promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_arctan2(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * arctan(x1 / x2) in the quadrant of (x2, x1) with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_arctan2_scalar(data: NDArray, params?: NpiArctan2ScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy arctanh, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_arctanh(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /** Alias of `argsort`: Returns the indices that would sort an input array along the given axis. */
+  readonly _npi_argsort: CoreOps['argsort'];
+
+  /**
+   * NumPy around: round half to even to `decimals` decimal places
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_around(x: NDArray, params?: NpiAroundParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Splits an array into parts along an axis; `sections` need not divide the axis (NumPy array_split).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array or several, depending on the params (`NDArray | NDArray[]`).
+   *
+   * Note: outputs depend on indices, sections: NDArray | NDArray[].
+   */
+  _npi_array_split<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiArraySplitParams & OpInvokeOptions,
+  ): NDArray<D> | NDArray<D>[];
+
+  /**
+   * Views each input with at least 1 dimension(s) (NumPy atleast_1d).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _npi_atleast_1d<N extends number>(
+    ...args: [...arrays: NDArray[], params: NpiAtleast1dParams & { readonly num_args: N } & OpInvokeOptions]
+  ): OpOutputs<N>;
+
+  /**
+   * Views each input with at least 1 dimension(s) (NumPy atleast_1d).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _npi_atleast_1d<N extends number>(...arrays: NDArray[]): OpOutputs<N>;
+
+  /**
+   * Views each input with at least 2 dimension(s) (NumPy atleast_2d).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _npi_atleast_2d<N extends number>(
+    ...args: [...arrays: NDArray[], params: NpiAtleast2dParams & { readonly num_args: N } & OpInvokeOptions]
+  ): OpOutputs<N>;
+
+  /**
+   * Views each input with at least 2 dimension(s) (NumPy atleast_2d).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _npi_atleast_2d<N extends number>(...arrays: NDArray[]): OpOutputs<N>;
+
+  /**
+   * Views each input with at least 3 dimension(s) (NumPy atleast_3d).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _npi_atleast_3d<N extends number>(
+    ...args: [...arrays: NDArray[], params: NpiAtleast3dParams & { readonly num_args: N } & OpInvokeOptions]
+  ): OpOutputs<N>;
+
+  /**
+   * Views each input with at least 3 dimension(s) (NumPy atleast_3d).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns `num_args` arrays (one NDArray when it is 1).
+   */
+  _npi_atleast_3d<N extends number>(...arrays: NDArray[]): OpOutputs<N>;
+
+  /**
+   * The weighted average over the given axes, sum(a · w) / sum(w) (MXNet 2.0 _npi_average); the second
+   * output is the sum of weights (the element count when not weighted).
+   *
+   * Inputs: `a`, `weights`.
+   *
+   * This overload: `returned` is false, `weighted` is true.
+   *
+   * Returns one array.
+   */
+  _npi_average(
+    a: NDArray,
+    weights: NDArray,
+    params?: NpiAverageParams & { readonly returned?: false; readonly weighted?: true } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * The weighted average over the given axes, sum(a · w) / sum(w) (MXNet 2.0 _npi_average); the second
+   * output is the sum of weights (the element count when not weighted).
+   *
+   * Inputs: `a`.
+   *
+   * This overload: `returned` is false, `weighted` is false.
+   *
+   * Returns one array.
+   */
+  _npi_average(
+    a: NDArray,
+    params: NpiAverageParams & { readonly returned?: false; readonly weighted: false } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * The weighted average over the given axes, sum(a · w) / sum(w) (MXNet 2.0 _npi_average); the second
+   * output is the sum of weights (the element count when not weighted).
+   *
+   * Inputs: `a`.
+   *
+   * This overload: `returned` is true, `weighted` is false.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_average(
+    a: NDArray,
+    params: NpiAverageParams & { readonly returned: true; readonly weighted: false } & OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
+   * The weighted average over the given axes, sum(a · w) / sum(w) (MXNet 2.0 _npi_average); the second
+   * output is the sum of weights (the element count when not weighted).
+   *
+   * Inputs: `a`, `weights`.
+   *
+   * This overload: `returned` is true, `weighted` is true.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_average(
+    a: NDArray,
+    weights: NDArray,
+    params: NpiAverageParams & { readonly returned: true; readonly weighted?: true } & OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
+   * The weighted average over the given axes, sum(a · w) / sum(w) (MXNet 2.0 _npi_average); the second
+   * output is the sum of weights (the element count when not weighted).
+   *
+   * Inputs: any number of arrays.
+   *
+   * This overload: `returned`, `weighted` given as values that are not literals.
+   *
+   * Returns one array or 2 arrays.
+   */
+  _npi_average(
+    ...args: [
+      ...arrays: NDArray[],
+      params: NpiAverageParams & { readonly returned: boolean; readonly weighted: boolean } & OpInvokeOptions,
+    ]
+  ): NDArray | [NDArray, NDArray];
+
+  /**
+   * ediff1d's gradient: [ograd, forward inputs] → the gradient of each forward input.
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array or 2 arrays or 3 arrays.
+   *
+   * Note: choices of to_begin_arr_given, to_end_arr_given do not factor: one signature.
+   */
+  _npi_backward_ediff1d(
+    ...args: [...arrays: NDArray[], params: NpiBackwardEdiff1dParams & OpInvokeOptions]
+  ): NDArray | [NDArray, NDArray] | [NDArray, NDArray, NDArray];
+
+  /**
+   * ediff1d's gradient: [ograd, forward inputs] → the gradient of each forward input.
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array or 2 arrays or 3 arrays.
+   *
+   * Note: choices of to_begin_arr_given, to_end_arr_given do not factor: one signature.
+   */
+  _npi_backward_ediff1d(...arrays: NDArray[]): NDArray | [NDArray, NDArray] | [NDArray, NDArray, NDArray];
+
+  /**
+   * polyval's gradient: [d/dp, d/dx] from [ograd, p, x].
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_backward_polyval(
+    arg0: NDArray,
+    arg1: NDArray,
+    arg2: NDArray,
+    params?: OpInvokeOptions,
+  ): [NDArray, NDArray];
+
+  /**
+   * Bernoulli samples (1 with probability prob, or sigmoid(logit) when is_logit), scalar or tensor
+   * parameter.
+   *
+   * Inputs: `input1`.
+   *
+   * Returns one array.
+   */
+  _npi_bernoulli(input1: NDArray, params?: NpiBernoulliParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Count occurrences of each value in a 1-D array of non-negative ints (optionally weighted).
+   *
+   * Inputs: `data`.
+   *
+   * This overload: `has_weights` is false.
+   *
+   * Returns one array.
+   */
+  _npi_bincount(
+    data: NDArray,
+    params?: NpiBincountParams & { readonly has_weights?: false } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Count occurrences of each value in a 1-D array of non-negative ints (optionally weighted).
+   *
+   * Inputs: `data`, `weights`.
+   *
+   * This overload: `has_weights` is true.
+   *
+   * Returns one array.
+   */
+  _npi_bincount(
+    data: NDArray,
+    weights: NDArray,
+    params: NpiBincountParams & { readonly has_weights: true } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Count occurrences of each value in a 1-D array of non-negative ints (optionally weighted).
+   *
+   * Inputs: any number of arrays.
+   *
+   * This overload: `has_weights` given as values that are not literals.
+   *
+   * Returns one array.
+   */
+  _npi_bincount(
+    ...args: [
+      ...arrays: NDArray[],
+      params: NpiBincountParams & { readonly has_weights: boolean } & OpInvokeOptions,
+    ]
+  ): NDArray;
+
+  /**
+   * NumPy and of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_and(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy bitwise_and with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_and_scalar(data: NDArray, params?: NpiBitwiseAndScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy left_shift of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_left_shift(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy bitwise_left_shift with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_left_shift_scalar(
+    data: NDArray,
+    params?: NpiBitwiseLeftShiftScalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * NumPy invert: ~x for integers, logical not for bool
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_not(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy or of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_or(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy bitwise_or with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_or_scalar(data: NDArray, params?: NpiBitwiseOrScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy right_shift of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_right_shift(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy bitwise_right_shift with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_right_shift_scalar(
+    data: NDArray,
+    params?: NpiBitwiseRightShiftScalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * NumPy xor of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_xor(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy bitwise_xor with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_bitwise_xor_scalar(data: NDArray, params?: NpiBitwiseXorScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * The Blackman: 0.42 - 0.5 cos(2πn/(M-1)) + 0.08 cos(4πn/(M-1)) window of M points (1 for M = 1,
+   * empty for M <= 0).
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_blackman(params?: NpiBlackmanParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_contrib_boolean_mask`: The entries of `data` along `axis` where the 1-D `index` is
+   * nonzero; the output size along `axis` is their count (a data-dependent shape).
+   */
+  readonly _npi_boolean_mask: CoreOps['_contrib_boolean_mask'];
+
+  /**
+   * Writes `value` where the mask (over axes [start_axis, start_axis + mask.ndim)) is true; other
+   * elements keep data.
+   *
+   * Inputs: `data`, `mask`.
+   *
+   * Returns one array.
+   */
+  _npi_boolean_mask_assign_scalar(
+    data: NDArray,
+    mask: NDArray,
+    params: NpiBooleanMaskAssignScalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Writes `value` (broadcast to (lead, count, trail)) where the mask is true; other elements keep
+   * data. The count is checked against value before anything is written.
+   *
+   * Inputs: `data`, `mask`, `value`.
+   *
+   * Returns one array.
+   */
+  _npi_boolean_mask_assign_tensor(
+    data: NDArray,
+    mask: NDArray,
+    value: NDArray,
+    params?: NpiBooleanMaskAssignTensorParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Broadcasts an array to a shape with NumPy's rules (new leading axes; size-1 axes stretch, also to
+   * 0).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_broadcast_to<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiBroadcastToParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * NumPy cbrt, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_cbrt(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy ceil, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_ceil(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Random indices into range(a) (or the length of input1), with or without replacement, optionally
+   * weighted by p (the last input). int64.
+   *
+   * Inputs: any number of arrays (for example ``).
+   *
+   * Returns one array.
+   */
+  _npi_choice(...args: [...arrays: NDArray[], params: NpiChoiceParams & OpInvokeOptions]): NDArray;
+
+  /**
+   * Random indices into range(a) (or the length of input1), with or without replacement, optionally
+   * weighted by p (the last input). int64.
+   *
+   * Inputs: any number of arrays (for example ``).
+   *
+   * Returns one array.
+   */
+  _npi_choice(...arrays: NDArray[]): NDArray;
+
+  /**
    * Cholesky factor of symmetric positive-definite matrices (..., N, N): lower L (A = L Lᵀ) or upper U
    * (A = Uᵀ U).
    *
@@ -5846,10 +9210,261 @@ export interface CoreOps {
   _npi_cholesky(A: NDArray, params?: NpiCholeskyParams & OpInvokeOptions): NDArray;
 
   /**
+   * clip values into [a_min, a_max]; NaN passes through
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_clip<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiClipParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Stacks 1-D arrays as columns (and 2-D arrays as they are) into a 2-D array (NumPy column_stack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_column_stack<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: NpiColumnStackParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * Stacks 1-D arrays as columns (and 2-D arrays as they are) into a 2-D array (NumPy column_stack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_column_stack<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
+
+  /**
+   * Joins arrays along an existing axis (NumPy concatenate); dim=None flattens them first.
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_concatenate<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: NpiConcatenateParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * Joins arrays along an existing axis (NumPy concatenate); dim=None flattens them first.
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_concatenate<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
+
+  /**
+   * a copy of the input (NumPy copy / positive)
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_copy(a: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * magnitude of x1 with the sign of x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_copysign(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * magnitude of x1 with the sign of x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_copysign_scalar(data: NDArray, params?: NpiCopysignScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy cos, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_cos(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy cosh, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_cosh(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Return the cumulative sum of the elements along a given axis.
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_cumsum(a: NDArray, params?: NpiCumsumParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy deg2rad, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_deg2rad(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy degrees, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_degrees(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
    * Alias of `_linalg_det`: Determinant of square matrices (..., N, N), batched; hidden outputs: LU
    * factors and int32 pivots.
    */
   readonly _npi_det: CoreOps['_linalg_det'];
+
+  /**
+   * Extract a diagonal (2-D input) or construct a diagonal array (1-D input), NumPy diag.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_diag<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiDiagParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * The indices (int64, one row per axis) of the main diagonal of an array whose axes are equally
+   * long.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_diag_indices_from(data: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * A 2-D array with the flattened input on diagonal k.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_diagflat<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiDiagflatParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * The diagonal `offset` of axes axis1 and axis2, appended as the last axis (NumPy diagonal).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_diagonal<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiDiagonalParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * The n-th discrete difference along the given axis (out[i] = a[i+1] - a[i], applied n times).
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_diff(a: NDArray, params?: NpiDiffParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy's dot: a scalar multiplies; otherwise the sum product over a's last axis and b's
+   * second-to-last (its only, for 1-D b).
+   *
+   * Inputs: `a`, `b`.
+   *
+   * Returns one array.
+   */
+  _npi_dot(a: NDArray, b: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Splits an array along the third axis (NumPy dsplit).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array or several, depending on the params (`NDArray | NDArray[]`).
+   *
+   * Note: outputs depend on indices, sections: NDArray | NDArray[].
+   */
+  _npi_dsplit<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiDsplitParams & OpInvokeOptions,
+  ): NDArray<D> | NDArray<D>[];
+
+  /**
+   * Stacks arrays along the third axis after making them at least 3-D (NumPy dstack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_dstack<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: NpiDstackParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * Stacks arrays along the third axis after making them at least 3-D (NumPy dstack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_dstack<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
+
+  /**
+   * Differences of consecutive elements of the flattened input, with to_begin / to_end around them.
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array.
+   *
+   * Note: choices of to_begin_arr_given, to_end_arr_given do not factor: one signature.
+   */
+  _npi_ediff1d(...args: [...arrays: NDArray[], params: NpiEdiff1dParams & OpInvokeOptions]): NDArray;
+
+  /**
+   * Differences of consecutive elements of the flattened input, with to_begin / to_end around them.
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array.
+   *
+   * Note: choices of to_begin_arr_given, to_end_arr_given do not factor: one signature.
+   */
+  _npi_ediff1d(...arrays: NDArray[]): NDArray;
 
   /**
    * Eigenvalues and right eigenvectors (columns) of real square matrices with real eigenvalues
@@ -5915,10 +9530,743 @@ export interface CoreOps {
   _npi_einsum(...arrays: NDArray[]): NDArray;
 
   /**
+   * x1 == x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_equal(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 == x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_equal_scalar(data: NDArray, params?: NpiEqualScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy exp, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_exp(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Inserts a new axis of size 1 into the array shape.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_expand_dims<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiExpandDimsParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * NumPy expm1, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_expm1(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior exponential: scale · Exp(1); hidden output: the Exp(1) noise.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_exponential(params?: NpiExponentialParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return a 2-D array with ones on the diagonal and zeros elsewhere.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_eye(params: NpiEyeParams & OpInvokeOptions): NDArray;
+
+  /**
+   * A copy of `a` with `val` (cycled) on its main diagonal; `wrap` continues a tall 2-D matrix's
+   * diagonal.
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_fill_diagonal<D extends DTypeName = DTypeName>(
+    a: NDArray<D>,
+    params: NpiFillDiagonalParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * NumPy fix, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_fix(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Reverses the order of elements along the given axes (all axes when None); the shape is kept.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_flip<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiFlipParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * NumPy floor, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_floor(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0), element-wise with NumPy broadcasting
+   * and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_floor_divide(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0) with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_floor_divide_scalar(data: NDArray, params?: NpiFloorDivideScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * max(x1, x2) ignoring NaN, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_fmax(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * max(x1, x2) ignoring NaN with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_fmax_scalar(data: NDArray, params?: NpiFmaxScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * min(x1, x2) ignoring NaN, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_fmin(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * min(x1, x2) ignoring NaN with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_fmin_scalar(data: NDArray, params?: NpiFminScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * C fmod: remainder with the sign of x1, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_fmod(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * C fmod: remainder with the sign of x1 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_fmod_scalar(data: NDArray, params?: NpiFmodScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * fill target with a scalar value
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_full(params?: NpiFullParams & OpInvokeOptions): NDArray;
+
+  /**
+   * An array of the shape (and, without dtype, the dtype) of `a`, filled with fill_value.
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_full_like(a: NDArray, params: NpiFullLikeParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Numpy behavior gamma: Gamma(shape, scale) samples; implicit reparameterization gradient w.r.t. a
+   * tensor shape.
+   *
+   * Inputs: `input1`, `input2`.
+   *
+   * Returns one array.
+   */
+  _npi_gamma(input1: NDArray, input2: NDArray, params?: NpiGammaParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `gather_nd`: Gathers elements or slices of `data` at the index tuples in the rows of
+   * `indices` (M, Y...): output (Y..., X_M, ...). Negative indices wrap; others out of range are an
+   * IndexError.
+   */
+  readonly _npi_gather_nd: CoreOps['gather_nd'];
+
+  /**
+   * NumPy gcd of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_gcd(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy gcd with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_gcd_scalar(data: NDArray, params?: NpiGcdScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 > x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_greater(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 >= x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_greater_equal(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 >= x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_greater_equal_scalar(data: NDArray, params?: NpiGreaterEqualScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 > x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_greater_scalar(data: NDArray, params?: NpiGreaterScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior gumbel: loc - scale · log(-log(u)); hidden output: the standard Gumbel noise.
+   *
+   * Inputs: `input1`, `input2`.
+   *
+   * Returns one array.
+   */
+  _npi_gumbel(input1: NDArray, input2: NDArray, params?: NpiGumbelParams & OpInvokeOptions): NDArray;
+
+  /**
+   * The Hamming: 0.54 - 0.46 cos(2πn/(M-1)) window of M points (1 for M = 1, empty for M <= 0).
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_hamming(params?: NpiHammingParams & OpInvokeOptions): NDArray;
+
+  /**
+   * The Hanning: 0.5 - 0.5 cos(2πn/(M-1)) window of M points (1 for M = 1, empty for M <= 0).
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_hanning(params?: NpiHanningParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_histogram`: Histogram of the input: bin_cnt equal bins over range, or the bin edges as
+   * a second input; outputs the counts (int64) and the edges.
+   */
+  readonly _npi_histogram: CoreOps['_histogram'];
+
+  /**
+   * Splits an array horizontally: along axis 1, or axis 0 for 1-D input (NumPy hsplit).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array or several, depending on the params (`NDArray | NDArray[]`).
+   *
+   * Note: outputs depend on indices, sections: NDArray | NDArray[].
+   */
+  _npi_hsplit<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiHsplitParams & OpInvokeOptions,
+  ): NDArray<D> | NDArray<D>[];
+
+  /**
+   * Gradient of a split: zeros shaped like the data with each output gradient added into its part.
+   *
+   * Inputs: any number of arrays (for example `ograd_output0`, `ograd_output1`, `data`).
+   *
+   * Returns one array.
+   */
+  _npi_hsplit_backward(
+    ...args: [...arrays: NDArray[], params: NpiHsplitBackwardParams & OpInvokeOptions]
+  ): NDArray;
+
+  /**
+   * Gradient of a split: zeros shaped like the data with each output gradient added into its part.
+   *
+   * Inputs: any number of arrays (for example `ograd_output0`, `ograd_output1`, `data`).
+   *
+   * Returns one array.
+   */
+  _npi_hsplit_backward(...arrays: NDArray[]): NDArray;
+
+  /**
+   * Stacks arrays horizontally (column wise): along axis 1, or axis 0 for 1-D inputs (NumPy hstack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_hstack<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: NpiHstackParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * Stacks arrays horizontally (column wise): along axis 1, or axis 0 for 1-D inputs (NumPy hstack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_hstack<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
+
+  /**
+   * sqrt(x1² + x2²), element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_hypot(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * sqrt(x1² + x2²) with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_hypot_scalar(data: NDArray, params?: NpiHypotScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return a new identity array of given shape, type, and context.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_identity(params?: NpiIdentityParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return an array representing the indices of a grid.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_indices(params: NpiIndicesParams & OpInvokeOptions): NDArray;
+
+  /**
+   * One-dimensional piecewise-linear interpolation of (xp, fp) at x (float64).
+   *
+   * Inputs: `xp`, `fp`, `x`.
+   *
+   * This overload: `x_is_scalar` is false.
+   *
+   * Returns one array.
+   */
+  _npi_interp(
+    xp: NDArray,
+    fp: NDArray,
+    x: NDArray,
+    params?: NpiInterpParams & { readonly x_is_scalar?: false } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * One-dimensional piecewise-linear interpolation of (xp, fp) at x (float64).
+   *
+   * Inputs: `xp`, `fp`.
+   *
+   * This overload: `x_is_scalar` is true.
+   *
+   * Returns one array.
+   */
+  _npi_interp(
+    xp: NDArray,
+    fp: NDArray,
+    params: NpiInterpParams & { readonly x_is_scalar: true } & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * One-dimensional piecewise-linear interpolation of (xp, fp) at x (float64).
+   *
+   * Inputs: any number of arrays.
+   *
+   * This overload: `x_is_scalar` given as values that are not literals.
+   *
+   * Returns one array.
+   */
+  _npi_interp(
+    ...args: [
+      ...arrays: NDArray[],
+      params: NpiInterpParams & { readonly x_is_scalar: boolean } & OpInvokeOptions,
+    ]
+  ): NDArray;
+
+  /**
    * Alias of `_linalg_inverse`: Inverse of square matrices (..., N, N), batched. Singular input:
    * "Singular matrix".
    */
   readonly _npi_inv: CoreOps['_linalg_inverse'];
+
+  /**
+   * NumPy isfinite, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_isfinite(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy isinf, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_isinf(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy isnan, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_isnan(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy isneginf, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_isneginf(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy isposinf, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_isposinf(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy's kron: the Kronecker product (shapes padded with leading 1s; out dim i = a_i * b_i).
+   *
+   * Inputs: `a`, `b`.
+   *
+   * Returns one array.
+   */
+  _npi_kron(a: NDArray, b: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior laplace: loc + scale · Laplace(0, 1).
+   *
+   * Inputs: `input1`, `input2`.
+   *
+   * Returns one array.
+   */
+  _npi_laplace(input1: NDArray, input2: NDArray, params?: NpiLaplaceParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy lcm of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_lcm(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy lcm with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_lcm_scalar(data: NDArray, params?: NpiLcmScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 * 2 ** x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_ldexp(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 * 2 ** x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_ldexp_scalar(data: NDArray, params?: NpiLdexpScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 < x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_less(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 <= x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_less_equal(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 <= x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_less_equal_scalar(data: NDArray, params?: NpiLessEqualScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 < x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_less_scalar(data: NDArray, params?: NpiLessScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return evenly spaced numbers over a specified interval. Similar to Numpy
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_linspace(params: NpiLinspaceParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy log, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_log(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy log10, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_log10(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy log1p, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_log1p(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy log2, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_log2(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * log(exp(x1) + exp(x2)) without overflow, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_logaddexp(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * log(exp(x1) + exp(x2)) without overflow with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_logaddexp_scalar(data: NDArray, params?: NpiLogaddexpScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 and x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_and(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 and x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_and_scalar(data: NDArray, params?: NpiLogicalAndScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy logical_not, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_not(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 or x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_or(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 or x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_or_scalar(data: NDArray, params?: NpiLogicalOrScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * bool(x1) != bool(x2), element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_xor(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * bool(x1) != bool(x2) with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_logical_xor_scalar(data: NDArray, params?: NpiLogicalXorScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior logistic: loc + scale · log(u / (1 - u)); hidden output: the standard logistic
+   * noise.
+   *
+   * Inputs: `input1`, `input2`.
+   *
+   * Returns one array.
+   */
+  _npi_logistic(input1: NDArray, input2: NDArray, params?: NpiLogisticParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return numbers spaced evenly on a log scale.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_logspace(params: NpiLogspaceParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy's matmul: matrix product of the last two axes, batch axes broadcast; 1-D operands are
+   * promoted (a row or a column) and the added axis removed.
+   *
+   * Inputs: `a`, `b`.
+   *
+   * Returns one array.
+   */
+  _npi_matmul(a: NDArray, b: NDArray, params?: OpInvokeOptions): NDArray;
 
   /**
    * Rank of (..., M, N) by SVD: the count of singular values > tol (an array broadcast over the
@@ -5940,6 +10288,224 @@ export interface CoreOps {
   _npi_matrix_rank_none_tol(M: NDArray, params?: NpiMatrixRankNoneTolParams & OpInvokeOptions): NDArray;
 
   /**
+   * Maximum of array elements over the given axes. (MXNet 2.0 _npi_max; NumPy shapes: a full reduction
+   * is 0-d.)
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_max(a: NDArray, params?: NpiMaxParams & OpInvokeOptions): NDArray;
+
+  /**
+   * max(x1, x2); NaN propagates, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_maximum(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * max(x1, x2); NaN propagates with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_maximum_scalar(data: NDArray, params?: NpiMaximumScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Mean of array elements over the given axes. (MXNet 2.0 _npi_mean; NumPy shapes: a full reduction
+   * is 0-d.)
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_mean(a: NDArray, params?: NpiMeanParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Minimum of array elements over the given axes. (MXNet 2.0 _npi_min; NumPy shapes: a full reduction
+   * is 0-d.)
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_min(a: NDArray, params?: NpiMinParams & OpInvokeOptions): NDArray;
+
+  /**
+   * min(x1, x2); NaN propagates, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_minimum(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * min(x1, x2); NaN propagates with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_minimum_scalar(data: NDArray, params?: NpiMinimumScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * remainder with the sign of x2 (NumPy remainder); NaN (floats) or 0 (integers) where x2 == 0,
+   * element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_mod(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * remainder with the sign of x2 (NumPy remainder); NaN (floats) or 0 (integers) where x2 == 0 with a
+   * scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_mod_scalar(data: NDArray, params?: NpiModScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Moves axes of an array to new positions; the other axes keep their order (NumPy moveaxis).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_moveaxis<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiMoveaxisParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Multinomial counts: n experiments over the categories of pvals (a tuple, or the 1-D input a);
+   * int64, shape size + (len(pvals),).
+   *
+   * Inputs: any number of arrays.
+   *
+   * Returns one array.
+   */
+  _npi_multinomial(...args: [...arrays: NDArray[], params: NpiMultinomialParams & OpInvokeOptions]): NDArray;
+
+  /**
+   * x1 * x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_multiply(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 * x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_multiply_scalar(data: NDArray, params?: NpiMultiplyScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NaN to `nan`, +inf to `posinf`, -inf to `neginf` (the np layer passes the dtype limits for None)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_nan_to_num(data: NDArray, params?: NpiNanToNumParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy negative, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_negative(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_npx_nonzero`: The indices of the nonzero elements as an int64 (count, ndim) array,
+   * row-major order (a data-dependent shape).
+   */
+  readonly _npi_nonzero: CoreOps['_npx_nonzero'];
+
+  /**
+   * Numpy behavior normal: loc + scale · N(0, 1); hidden output: the N(0, 1) noise (pathwise
+   * gradient).
+   *
+   * Inputs: `input1`, `input2`.
+   *
+   * Returns one array.
+   */
+  _npi_normal(input1: NDArray, input2: NDArray, params?: NpiNormalParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 != x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_not_equal(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 != x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_not_equal_scalar(data: NDArray, params?: NpiNotEqualScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Return a new array of given shape, type, and context, filled with ones.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_ones(params?: NpiOnesParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Pads an array of any rank (NumPy pad): constant, edge, reflect, symmetric, maximum or minimum.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_pad<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiPadParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * numpy behavior pareto (Lomax): exp(Exp(1) / a) - 1; hidden output: d sample / d a.
+   *
+   * Inputs: `input1`.
+   *
+   * Returns one array.
+   */
+  _npi_pareto(input1: NDArray, params?: NpiParetoParams & OpInvokeOptions): NDArray;
+
+  /**
+   * The q-th percentiles over the given axes (MXNet 2.0 _npi_percentile): q from q_scalar, or a 0-/1-D
+   * input whose axis goes first in the result.
+   *
+   * Inputs: `a`, `q`.
+   *
+   * Returns one array.
+   */
+  _npi_percentile(a: NDArray, q: NDArray, params?: NpiPercentileParams & OpInvokeOptions): NDArray;
+
+  /**
    * Moore–Penrose pseudo-inverse of (..., M, N) by SVD; singular values <= rcond * max are dropped
    * (rcond an array).
    *
@@ -5959,6 +10525,52 @@ export interface CoreOps {
   _npi_pinv_scalar_rcond(A: NDArray, params?: NpiPinvScalarRcondParams & OpInvokeOptions): NDArray;
 
   /**
+   * The polynomial with coefficients p (highest power first) at every element of x.
+   *
+   * Inputs: `p`, `x`.
+   *
+   * Returns one array.
+   */
+  _npi_polyval(p: NDArray, x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 ** x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_power(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 ** x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_power_scalar(data: NDArray, params?: NpiPowerScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior power: U(0, 1]^(1/a), the power distribution with exponent a - 1.
+   *
+   * Inputs: `input1`.
+   *
+   * Returns one array.
+   */
+  _npi_powerd(input1: NDArray, params?: NpiPowerdParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Product of array elements over the given axes. (MXNet 2.0 _npi_prod; NumPy shapes: a full
+   * reduction is 0-d.)
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_prod(a: NDArray, params?: NpiProdParams & OpInvokeOptions): NDArray;
+
+  /**
    * Reduced QR of (..., M, N): Q (..., M, K) with orthonormal columns, R (..., K, N) upper triangular,
    * K = min(M, N).
    *
@@ -5967,6 +10579,284 @@ export interface CoreOps {
    * Returns 2 arrays.
    */
   _npi_qr(A: NDArray, params?: OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * NumPy rad2deg, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_rad2deg(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy radians, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_radians(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_random_randint`: Draw random samples from a discrete uniform distribution over the
+   * half-open interval [low, high).
+   */
+  readonly _npi_random_randint: CoreOps['_random_randint'];
+
+  /**
+   * arctan(x1 / x2) in the quadrant of (x2, x1) with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rarctan2_scalar(data: NDArray, params?: NpiRarctan2ScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior rayleigh: scale · sqrt(-2 log(1 - u)); hidden output: the standard Rayleigh noise.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_rayleigh(params?: NpiRayleighParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy bitwise_left_shift with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rbitwise_left_shift_scalar(
+    data: NDArray,
+    params?: NpiRbitwiseLeftShiftScalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * NumPy bitwise_right_shift with an integer scalar
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rbitwise_right_shift_scalar(
+    data: NDArray,
+    params?: NpiRbitwiseRightShiftScalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * magnitude of x1 with the sign of x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rcopysign_scalar(data: NDArray, params?: NpiRcopysignScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy reciprocal, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_reciprocal(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Repeats each element of an array (along `axis`, or of the flattened array when axis is None).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_repeat<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiRepeatParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Repeats each element of an array (its own count each, or one count for all); NumPy repeat.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_repeats<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiRepeatsParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0) with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rfloor_divide_scalar(data: NDArray, params?: NpiRfloorDivideScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * C fmod: remainder with the sign of x1 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rfmod_scalar(data: NDArray, params?: NpiRfmodScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy rint, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_rint(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 * 2 ** x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rldexp_scalar(data: NDArray, params?: NpiRldexpScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * remainder with the sign of x2 (NumPy remainder); NaN (floats) or 0 (integers) where x2 == 0 with a
+   * scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rmod_scalar(data: NDArray, params?: NpiRmodScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Rolls elements along the given axes (of the flattened array when axis is None); NumPy roll.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_roll<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiRollParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Rolls the specified axis backwards until it lies before `start` (NumPy rollaxis).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rollaxis<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiRollaxisParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Gradient of _npi_rollaxis: the inverse permutation of the rolled output.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rollaxis_backward<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiRollaxisBackwardParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Rotates an array by 90 degrees k times in the plane of two axes, from the first towards the
+   * second.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rot90<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiRot90Params & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * x1 ** x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rpower_scalar(data: NDArray, params?: NpiRpowerScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 - x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rsubtract_scalar(data: NDArray, params?: NpiRsubtractScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 / x2 (integers give float32, the default float) with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_rtrue_divide_scalar(data: NDArray, params?: NpiRtrueDivideScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_scatter_set_nd`: lhs with `rhs` written at the index tuples of `indices` (as
+   * scatter_nd, other elements kept). All indices are checked before any write.
+   */
+  readonly _npi_scatter_set_nd: CoreOps['_scatter_set_nd'];
+
+  /**
+   * Alias of `_shuffle`: Randomly shuffle the elements along the first axis; the order inside each
+   * subarray does not change.
+   */
+  readonly _npi_shuffle: CoreOps['_shuffle'];
+
+  /**
+   * NumPy sign, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_sign(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy sin, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_sin(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy sinh, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_sinh(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `_slice_assign`: lhs with the region `slice(begin, end, step)` replaced by rhs (of the
+   * region's shape).
+   */
+  readonly _npi_slice_assign: CoreOps['_slice_assign'];
+
+  /** Alias of `_slice_assign_scalar`: data with the region `slice(begin, end, step)` set to `scalar`. */
+  readonly _npi_slice_assign_scalar: CoreOps['_slice_assign_scalar'];
 
   /**
    * Alias of `_linalg_slogdet`: Sign and log|det| of square matrices (..., N, N), batched; hidden
@@ -5984,6 +10874,114 @@ export interface CoreOps {
    */
   _npi_solve(A: NDArray, B: NDArray, params?: OpInvokeOptions): NDArray;
 
+  /** Alias of `sort`: Returns a sorted copy of an input array along the given axis. */
+  readonly _npi_sort: CoreOps['sort'];
+
+  /**
+   * Splits an array into parts along an axis, at boundary indices or into `sections` parts (NumPy
+   * split).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array or several, depending on the params (`NDArray | NDArray[]`).
+   *
+   * Note: outputs depend on indices, sections: NDArray | NDArray[].
+   */
+  _npi_split<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiSplitParams & OpInvokeOptions,
+  ): NDArray<D> | NDArray<D>[];
+
+  /**
+   * NumPy sqrt, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_sqrt(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy square, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_square(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Removes axes of length one (all, or those in `axis`); a (1,) array becomes 0-d (NumPy squeeze).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_squeeze<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiSqueezeParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Joins a sequence of arrays along a new axis.
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_stack<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: NpiStackParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * Joins a sequence of arrays along a new axis.
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_stack<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
+
+  /**
+   * The standard deviation over the given axes, with divisor N - ddof (MXNet 2.0 _npi_std; a hidden
+   * second output is the mean).
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_std(a: NDArray, params?: NpiStdParams & OpInvokeOptions): NDArray;
+
+  /**
+   * x1 - x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_subtract(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 - x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_subtract_scalar(data: NDArray, params?: NpiSubtractScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Sum of array elements over the given axes. (MXNet 2.0 _npi_sum; NumPy shapes: a full reduction is
+   * 0-d.)
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_sum(a: NDArray, params?: NpiSumParams & OpInvokeOptions): NDArray;
+
   /**
    * SVD of (..., M, N), M <= N: A = UT · diag(L) · V with L descending; the largest entry of each row
    * of V is positive.
@@ -5993,6 +10991,62 @@ export interface CoreOps {
    * Returns 3 arrays.
    */
   _npi_svd(A: NDArray, params?: OpInvokeOptions): [NDArray, NDArray, NDArray];
+
+  /**
+   * Interchanges two axes of an array.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_swapaxes<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiSwapaxesParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /** Alias of `take`: Takes elements from an input array along the given axis, at the given indices. */
+  readonly _npi_take: CoreOps['take'];
+
+  /**
+   * NumPy tan, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_tan(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy tanh, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_tanh(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy's tensordot with axes as two lists: sum products over the paired axes; the result has a's
+   * free axes then b's.
+   *
+   * Inputs: `a`, `b`.
+   *
+   * Returns one array.
+   */
+  _npi_tensordot(a: NDArray, b: NDArray, params: NpiTensordotParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy's tensordot with an int: sum products over a's last `axes` axes and b's first `axes` axes.
+   *
+   * Inputs: `a`, `b`.
+   *
+   * Returns one array.
+   */
+  _npi_tensordot_int_axes(
+    a: NDArray,
+    b: NDArray,
+    params: NpiTensordotIntAxesParams & OpInvokeOptions,
+  ): NDArray;
 
   /**
    * Inverse of an N-d array with respect to tensordot: shape a.shape[ind:] + a.shape[:ind].
@@ -6013,10 +11067,243 @@ export interface CoreOps {
   _npi_tensorsolve(a: NDArray, b: NDArray, params?: NpiTensorsolveParams & OpInvokeOptions): NDArray;
 
   /**
+   * Repeats the whole array multiple times (reps per axis, aligned from the right).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_tile<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: NpiTileParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Sum along a diagonal of the 2-D sub-arrays on (axis1, axis2), `offset` above (+) or below (-) the
+   * main one.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_trace(data: NDArray, params?: NpiTraceParams & OpInvokeOptions): NDArray;
+
+  /**
+   * An array with ones at and below the given diagonal and zeros elsewhere.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_tri(params: NpiTriParams & OpInvokeOptions): NDArray;
+
+  /**
+   * The lower triangle of the last two axes (elements above diagonal k zeroed); a 1-D input is the
+   * rows of a square matrix.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_tril<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiTrilParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * Row and column indices (int64) of the lower triangle (diagonal k) of an n × m matrix.
+   *
+   * No inputs.
+   *
+   * Returns 2 arrays.
+   */
+  _npi_tril_indices(params: NpiTrilIndicesParams & OpInvokeOptions): [NDArray, NDArray];
+
+  /**
+   * The upper triangle of the last two axes (elements below diagonal k zeroed); a 1-D input is the
+   * rows of a square matrix.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_triu<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: NpiTriuParams & OpInvokeOptions,
+  ): NDArray<D>;
+
+  /**
+   * x1 / x2 (integers give float32, the default float), element-wise with NumPy broadcasting and type
+   * promotion
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _npi_true_divide(lhs: NDArray, rhs: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * x1 / x2 (integers give float32, the default float) with a scalar (x op scalar)
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _npi_true_divide_scalar(data: NDArray, params?: NpiTrueDivideScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * NumPy trunc, element-wise
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npi_trunc(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * numpy behavior uniform: samples from U[low, high) (scalar or tensor low/high, broadcast to size).
+   *
+   * Inputs: `input1`, `input2`.
+   *
+   * Returns one array.
+   */
+  _npi_uniform(input1: NDArray, input2: NDArray, params?: NpiUniformParams & OpInvokeOptions): NDArray;
+
+  /**
+   * The sorted unique elements of an array (flattened, or slices along axis), with optional first
+   * indices, inverse indices and counts.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array or 2 arrays or 3 arrays or 4 arrays.
+   *
+   * Note: choices of return_index, return_inverse, return_counts do not factor: one signature.
+   */
+  _npi_unique(
+    data: NDArray,
+    params?: NpiUniqueParams & OpInvokeOptions,
+  ): NDArray | [NDArray, NDArray] | [NDArray, NDArray, NDArray] | [NDArray, NDArray, NDArray, NDArray];
+
+  /**
+   * Alias of `_unravel_index`: Flat indices → one row of coordinates per axis of `shape` (NumPy
+   * unravel_index, C order).
+   */
+  readonly _npi_unravel_index: CoreOps['_unravel_index'];
+
+  /**
+   * The variance over the given axes, with divisor N - ddof (MXNet 2.0 _npi_var; a hidden second
+   * output is the mean).
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npi_var(a: NDArray, params?: NpiVarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * Stacks arrays vertically (row wise): 1-D inputs become rows (NumPy vstack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_vstack<D extends DTypeName = DTypeName>(
+    ...args: [...arrays: NDArray<D>[], params: NpiVstackParams & OpInvokeOptions]
+  ): NDArray<D>;
+
+  /**
+   * Stacks arrays vertically (row wise): 1-D inputs become rows (NumPy vstack).
+   *
+   * Inputs: any number of arrays (for example `arg0`, `arg1`); `num_args` is filled in with their
+   * count.
+   *
+   * Returns one array.
+   */
+  _npi_vstack<D extends DTypeName = DTypeName>(...arrays: NDArray<D>[]): NDArray<D>;
+
+  /**
+   * numpy behavior weibull: Exp(1)^(1/a); hidden output: d sample / d a.
+   *
+   * Inputs: `input1`.
+   *
+   * Returns one array.
+   */
+  _npi_weibull(input1: NDArray, params?: NpiWeibullParams & OpInvokeOptions): NDArray;
+
+  /**
+   * condition != 0 ? x : y, element-wise with NumPy broadcasting of all three inputs
+   *
+   * Inputs: `condition`, `x`, `y`.
+   *
+   * Returns one array.
+   */
+  _npi_where(condition: NDArray, x: NDArray, y: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * condition != 0 ? scalar : y (x given as a scalar), with broadcasting
+   *
+   * Inputs: `condition`, `y`.
+   *
+   * Returns one array.
+   */
+  _npi_where_lscalar(
+    condition: NDArray,
+    y: NDArray,
+    params?: NpiWhereLscalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * condition != 0 ? x : scalar (y given as a scalar), with broadcasting
+   *
+   * Inputs: `condition`, `x`.
+   *
+   * Returns one array.
+   */
+  _npi_where_rscalar(
+    condition: NDArray,
+    x: NDArray,
+    params?: NpiWhereRscalarParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * condition != 0 ? x : y with both scalars; float32 as MXNet 2.0
+   *
+   * Inputs: `condition`.
+   *
+   * Returns one array.
+   */
+  _npi_where_scalar2(condition: NDArray, params?: NpiWhereScalar2Params & OpInvokeOptions): NDArray;
+
+  /**
+   * Return a new array of given shape, type, and context, filled with zeros.
+   *
+   * No inputs.
+   *
+   * Returns one array.
+   */
+  _npi_zeros(params?: NpiZerosParams & OpInvokeOptions): NDArray;
+
+  /**
    * Alias of `Activation`: Elementwise activation: relu, sigmoid, log_sigmoid, mish, tanh, softrelu
    * (softplus) or softsign.
    */
   readonly _npx_activation: CoreOps['Activation'];
+
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly _npx_add_n: CoreOps['add_n'];
+
+  /**
+   * Alias of `batch_dot`: Batchwise dot product: (B..., m, k) · (B..., k, n) → (B..., m, n), with
+   * optional transposes of the trailing matrices.
+   */
+  readonly _npx_batch_dot: CoreOps['batch_dot'];
+
+  /**
+   * Alias of `Flatten`: Flattens the input array into a 2-D array by collapsing the higher dimensions:
+   * (d0, d1*...*dk).
+   */
+  readonly _npx_batch_flatten: CoreOps['Flatten'];
 
   /**
    * Alias of `BatchNorm`: Batch normalization. Normalizes a data batch by mean and variance, and
@@ -6029,10 +11316,25 @@ export interface CoreOps {
   readonly _npx_batch_norm: CoreOps['BatchNorm'];
 
   /**
+   * Alias of `broadcast_like`: Broadcasts lhs to the shape of rhs (or only on lhs_axes, taking sizes
+   * from rhs_axes).
+   */
+  readonly _npx_broadcast_like: CoreOps['broadcast_like'];
+
+  /** Alias of `Cast`: cast every element to `dtype` (kernels per backend; not a SimpleOp) */
+  readonly _npx_cast: CoreOps['Cast'];
+
+  /**
    * Alias of `Convolution`: N-D convolution (cross-correlation) of (N, C, spatial...) data with
    * (num_filter, C/num_group, kernel...) weights, plus bias.
    */
   readonly _npx_convolution: CoreOps['Convolution'];
+
+  /**
+   * Alias of `CTCLoss`: Connectionist Temporal Classification Loss: data (sequence_length, batch_size,
+   * alphabet_size) activations, label (batch_size, label_sequence_length); out (batch_size).
+   */
+  readonly _npx_ctc_loss: CoreOps['CTCLoss'];
 
   /**
    * Alias of `Deconvolution`: Transposed convolution (the data gradient of Convolution): (N, C, in...)
@@ -6047,10 +11349,52 @@ export interface CoreOps {
   readonly _npx_dropout: CoreOps['Dropout'];
 
   /**
+   * Alias of `Embedding`: Maps integer indices to vector representations (embeddings): for an input of
+   * shape (d1, ..., dK) the output has shape (d1, ..., dK, output_dim).
+   */
+  readonly _npx_embedding: CoreOps['Embedding'];
+
+  /** Alias of `erf`: Gauss error function */
+  readonly _npx_erf: CoreOps['erf'];
+
+  /** Alias of `erfinv`: inverse Gauss error function */
+  readonly _npx_erfinv: CoreOps['erfinv'];
+
+  /**
    * Alias of `FullyConnected`: Applies a linear transformation: out = data · weightᵀ + bias (weight is
    * (num_hidden, num_input)).
    */
   readonly _npx_fully_connected: CoreOps['FullyConnected'];
+
+  /** Alias of `gamma`: gamma function */
+  readonly _npx_gamma: CoreOps['gamma'];
+
+  /** Alias of `gammaln`: log |gamma(x)| */
+  readonly _npx_gammaln: CoreOps['gammaln'];
+
+  /**
+   * Alias of `gather_nd`: Gathers elements or slices of `data` at the index tuples in the rows of
+   * `indices` (M, Y...): output (Y..., X_M, ...). Negative indices wrap; others out of range are an
+   * IndexError.
+   */
+  readonly _npx_gather_nd: CoreOps['gather_nd'];
+
+  /**
+   * Alias of `GroupNorm`: Group normalization. The input channels are separated into num_groups
+   * groups, each containing num_channels / num_groups channels; the mean and standard deviation are
+   * calculated separately over each group: data = data.reshape((N, num_groups, C // num_groups, ...)),
+   * out = (data - mean(data, axis)) / sqrt(var(data, axis) + eps) * gamma + beta, with per-channel
+   * gamma and beta.
+   */
+  readonly _npx_group_norm: CoreOps['GroupNorm'];
+
+  /**
+   * Alias of `InstanceNorm`: Applies instance normalization to the n-dimensional input array: out = (x
+   * - mean[x]) / sqrt(var[x] + eps) * gamma + beta, where mean and var are taken over the spatial axes
+   * of each sample and channel; gamma and beta have shape (C,). Data must have rank >= 3 with the
+   * channel on axis 1.
+   */
+  readonly _npx_instance_norm: CoreOps['InstanceNorm'];
 
   /**
    * Alias of `LayerNorm`: Layer normalization. Normalizes the channels of the input tensor by mean and
@@ -6076,8 +11420,46 @@ export interface CoreOps {
    */
   readonly _npx_masked_softmax: CoreOps['masked_softmax'];
 
+  /**
+   * The indices of the nonzero elements as an int64 (count, ndim) array, row-major order (a
+   * data-dependent shape).
+   *
+   * Inputs: `x`.
+   *
+   * Returns one array.
+   */
+  _npx_nonzero(x: NDArray, params?: OpInvokeOptions): NDArray;
+
+  /**
+   * Alias of `norm`: Computes the norm on an NDArray. This operator computes the norm on an NDArray
+   * with the specified axis, depending on the value of the ord parameter. By default, it computes the
+   * L2 norm on the entire array.
+   */
+  readonly _npx_norm: CoreOps['norm'];
+
+  /**
+   * Alias of `one_hot`: Returns a one-hot array: indices of shape s give shape s + (depth,), on_value
+   * where the last index equals the input.
+   */
+  readonly _npx_one_hot: CoreOps['one_hot'];
+
+  /**
+   * Alias of `Pad`: Pads an input array with a constant or edge values of the array (4-D or 5-D,
+   * spatial axes only).
+   */
+  readonly _npx_pad: CoreOps['Pad'];
+
+  /**
+   * Alias of `pick`: Picks elements from an input array according to the input indices along the given
+   * axis.
+   */
+  readonly _npx_pick: CoreOps['pick'];
+
   /** Alias of `Pooling`: Max, average, sum or Lp pooling over the spatial axes of 3-D, 4-D or 5-D data. */
   readonly _npx_pooling: CoreOps['Pooling'];
+
+  /** Alias of `relu`: max(x, 0); NaN propagates */
+  readonly _npx_relu: CoreOps['relu'];
 
   /**
    * Alias of `reshape_like`: Reshapes lhs (or its dims [lhs_begin, lhs_end)) to the shape of rhs (or
@@ -6087,10 +11469,49 @@ export interface CoreOps {
   readonly _npx_reshape_like: CoreOps['reshape_like'];
 
   /**
+   * Alias of `SequenceLast`: Takes the last element of a sequence: (max_sequence_length, batch, ...)
+   * gives (batch, ...).
+   */
+  readonly _npx_sequence_last: CoreOps['SequenceLast'];
+
+  /** Alias of `SequenceMask`: Sets all elements outside the sequence to a constant value. */
+  readonly _npx_sequence_mask: CoreOps['SequenceMask'];
+
+  /**
+   * Alias of `SequenceReverse`: Reverses the elements of each sequence (the first sequence_length
+   * positions along axis 0).
+   */
+  readonly _npx_sequence_reverse: CoreOps['SequenceReverse'];
+
+  /** Alias of `sigmoid`: 1 / (1 + exp(-x)) */
+  readonly _npx_sigmoid: CoreOps['sigmoid'];
+
+  /**
+   * Alias of `slice`: Slices a region of the array (begin/end/step per axis; None means the whole
+   * axis).
+   */
+  readonly _npx_slice: CoreOps['slice'];
+
+  /** Alias of `SliceChannel`: Splits an array along a particular axis into multiple equal sub-arrays. */
+  readonly _npx_slice_channel: CoreOps['SliceChannel'];
+
+  /**
+   * Alias of `slice_like`: Slices the first input to the shape of the second (on all axes, or only on
+   * `axes`).
+   */
+  readonly _npx_slice_like: CoreOps['slice_like'];
+
+  /**
    * Alias of `softmax`: Softmax along `axis`: exp((x - max) / T) / sum(exp((x - max) / T)); optional
    * lengths and output dtype.
    */
   readonly _npx_softmax: CoreOps['softmax'];
+
+  /** Alias of `softsign`: x / (1 + |x|) */
+  readonly _npx_softsign: CoreOps['softsign'];
+
+  /** Alias of `BlockGrad`: identity forward, zero gradient */
+  readonly _npx_stop_gradient: CoreOps['BlockGrad'];
 
   /**
    * Alias of `topk`: Returns the top *k* elements in an input array along the given axis. The returned
@@ -6204,6 +11625,52 @@ export interface CoreOps {
    * Returns one array.
    */
   _rpower_scalar(data: NDArray, params?: RpowerScalarParams & OpInvokeOptions): NDArray;
+
+  /**
+   * lhs with `rhs` written at the index tuples of `indices` (as scatter_nd, other elements kept). All
+   * indices are checked before any write.
+   *
+   * Inputs: `lhs`, `rhs`, `indices`.
+   *
+   * Returns one array.
+   */
+  _scatter_set_nd(
+    lhs: NDArray,
+    rhs: NDArray,
+    indices: NDArray,
+    params?: ScatterSetNdParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
+   * Randomly shuffle the elements along the first axis; the order inside each subarray does not
+   * change.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _shuffle<D extends DTypeName = DTypeName>(data: NDArray<D>, params?: OpInvokeOptions): NDArray<D>;
+
+  /**
+   * lhs with the region `slice(begin, end, step)` replaced by rhs (of the region's shape).
+   *
+   * Inputs: `lhs`, `rhs`.
+   *
+   * Returns one array.
+   */
+  _slice_assign(lhs: NDArray, rhs: NDArray, params: SliceAssignParams & OpInvokeOptions): NDArray;
+
+  /**
+   * data with the region `slice(begin, end, step)` set to `scalar`.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _slice_assign_scalar<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params: SliceAssignScalarParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
   readonly _sparse_ElementWiseSum: CoreOps['add_n'];
@@ -6466,6 +11933,26 @@ export interface CoreOps {
   ): NDArray<D> | NDArray<D>[];
 
   /**
+   * Gradient of a split: zeros shaped like the data with each output gradient added into its part.
+   *
+   * Inputs: any number of arrays (for example `ograd_output0`, `ograd_output1`, `data`).
+   *
+   * Returns one array.
+   */
+  _split_v2_backward(
+    ...args: [...arrays: NDArray[], params: SplitV2BackwardParams & OpInvokeOptions]
+  ): NDArray;
+
+  /**
+   * Gradient of a split: zeros shaped like the data with each output gradient added into its part.
+   *
+   * Inputs: any number of arrays (for example `ograd_output0`, `ograd_output1`, `data`).
+   *
+   * Returns one array.
+   */
+  _split_v2_backward(...arrays: NDArray[]): NDArray;
+
+  /**
    * Computes the square sum of array elements over a given axis for row-sparse matrix (a fused square
    * and sum whose gradient stays row_sparse).
    *
@@ -6480,6 +11967,18 @@ export interface CoreOps {
 
   /** Alias of `elemwise_sub`: x - y, element-wise (identical shapes) */
   readonly _sub: CoreOps['elemwise_sub'];
+
+  /**
+   * Flat indices → one row of coordinates per axis of `shape` (NumPy unravel_index, C order).
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _unravel_index<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: UnravelIndexParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /**
    * fill target with zeros
@@ -7197,6 +12696,16 @@ export interface CoreOps {
    */
   gammaln<D extends DTypeName = DTypeName>(data: NDArray<D>, params?: OpInvokeOptions): NDArray<D>;
 
+  /**
+   * Gathers elements or slices of `data` at the index tuples in the rows of `indices` (M, Y...):
+   * output (Y..., X_M, ...). Negative indices wrap; others out of range are an IndexError.
+   *
+   * Inputs: `data`, `indices`.
+   *
+   * Returns one array.
+   */
+  gather_nd(data: NDArray, indices: NDArray, params?: OpInvokeOptions): NDArray;
+
   /** Alias of `_copy`: a copy of the input */
   readonly identity: CoreOps['_copy'];
 
@@ -7778,6 +13287,12 @@ export interface CoreOps {
   sgd_update(weight: NDArray, grad: NDArray, params: SgdUpdateParams & OpInvokeOptions): NDArray;
 
   /**
+   * Alias of `_shuffle`: Randomly shuffle the elements along the first axis; the order inside each
+   * subarray does not change.
+   */
+  readonly shuffle: CoreOps['_shuffle'];
+
+  /**
    * 1 / (1 + exp(-x))
    *
    * Inputs: `data`.
@@ -8122,6 +13637,12 @@ export interface CoreOps {
    * interval [low, high).
    */
   readonly uniform: CoreOps['_random_uniform'];
+
+  /**
+   * Alias of `_unravel_index`: Flat indices → one row of coordinates per axis of `shape` (NumPy
+   * unravel_index, C order).
+   */
+  readonly unravel_index: CoreOps['_unravel_index'];
 
   /**
    * condition != 0 ? x : y; condition has x.shape or is 1-D over x.shape[0]

@@ -76,6 +76,7 @@ export type {
 } from './nd.js';
 export type { ArrayFileFormat, LoadedArrays, LoadOptions, SaveOptions } from './nd-io.js';
 export { type ArithResult, type ArrayClass, type ItemValue, NDArray, type OpParams } from './ndarray.js';
+export { NDArrayOps } from './ndarray-ops.js';
 export * from './np/index.js';
 export {
   createRuntime,

@@ -11,7 +11,15 @@
  */
 import { type Context, DType, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { FnProperty, type Var } from '@mx/engine';
-import { type Kernel, type Op, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
+import {
+  type DynamicOutput,
+  type Kernel,
+  type Op,
+  type OpContext,
+  OpReq,
+  type OpReqType,
+  type TBlob,
+} from '@mx/ops';
 import type { ArrayClass, NDArray } from './ndarray.js';
 import type { Runtime } from './runtime.js';
 import { invokeSparse, needsStorageDispatch } from './sparse/invoke-sparse.js';
@@ -66,6 +74,9 @@ export function invokeOp(
   const ctx = callContext(rt, op, attrs, inputs, params, options.ctx);
   // Deferred inputs (deferred compute results) are computed first, as MXNet's invoke does.
   for (const a of inputs) if (a.isDeferred) rt.dc.compute(a);
+  // A data-dependent output shape (boolean_mask, nonzero): its own, synchronous branch.
+  if (op.def.dynamicShape !== undefined && op.isDynamicShape(attrs))
+    return invokeDynamic(rt, op, attrs, inputs, params, options, isTrain, ctx);
   // Sparse storage (a sparse input or out= array, or sparse outputs from dense inputs): sparse/.
   if (options.denseOnly !== true && needsStorageDispatch(op, attrs, inputs, options.out)) {
     const r = invokeSparse(rt, op, attrs, inputs, params, options, isTrain, ctx);
@@ -351,6 +362,106 @@ function pushKernel(
       prop: FnProperty.async,
     });
   }
+}
+
+/**
+ * An op whose output shape depends on the data (`OpDef.dynamicShape`, MXNet's ops that call
+ * `NDArray::Init(shape)` in their kernel): wait for the inputs, run the kernel here on this thread
+ * — it allocates each output through `DynamicOutput.alloc` — and return the outputs with their
+ * shapes. Needs a backend that can block; elsewhere an MXNetError names the async form. A kernel
+ * failure (a data-dependent check) throws here, and nothing it allocated is kept.
+ */
+function invokeDynamic(
+  rt: Runtime,
+  op: Op,
+  attrs: Readonly<Record<string, unknown>>,
+  inputs: readonly NDArray[],
+  params: unknown,
+  options: InvokeOptions,
+  isTrain: boolean,
+  ctx: Context,
+): { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> } {
+  if (options.out !== undefined)
+    throw callError(
+      op,
+      'out= is not supported: the output shape depends on the input values',
+      inputs,
+      params,
+    );
+  const nOut = op.numOutputs(attrs);
+  const outTypes: (DTypeName | undefined)[] = new Array(nOut).fill(undefined);
+  const inTypes: (DTypeName | undefined)[] = inputs.map((a) => a.dtype);
+  try {
+    // Shape inference checks the inputs' shapes (its -1 dims are the kernel's to decide).
+    op.inferShape(
+      attrs,
+      inputs.map((a) => a.shape),
+      new Array(nOut).fill(undefined),
+    );
+    if (!op.inferType(attrs, inTypes, outTypes) || outTypes.includes(undefined))
+      throw callError(op, 'could not infer the output dtypes from the inputs', inputs, params);
+  } catch (e) {
+    if (e instanceof MXNetError && e.shapes === undefined)
+      throw callError(op, e.reason, inputs, params, e.hint);
+    throw e;
+  }
+  const backend = rt.backendFor(ctx, op.name);
+  const compute = rt.registry.kernel(op, backend.name)?.computeDynamic;
+  if (compute === undefined) {
+    throw callError(
+      op,
+      `operator ${op.name} has no kernel on backend ${backend.name}`,
+      inputs,
+      params,
+      `backends with a kernel: ${rt.registry.backendsFor(op).join(', ') || 'none'}`,
+    );
+  }
+  if (!backend.capabilities.syncRead) {
+    throw callError(
+      op,
+      `the output shape of ${op.name} depends on the input values, and ${backend.name} (${ctx}) cannot wait for them synchronously`,
+      inputs,
+      params,
+      'use the async form: await x.getAsync(mask) for boolean indexing, await np.nonzeroAsync(x) for nonzero',
+    );
+  }
+  for (const a of inputs) rt.engine.waitForVarSync(a.chunkVar, { sticky: true });
+  const outputs: (NDArray | undefined)[] = new Array(nOut).fill(undefined);
+  const dynamic = outTypes.map((dtype, i): DynamicOutput => {
+    let blob: TBlob | undefined;
+    return {
+      dtype: dtype as DTypeName,
+      alloc(shape) {
+        if (blob !== undefined) throw callError(op, `output ${i} was allocated twice`, inputs, params);
+        const a = rt.empty(shape, dtype as DTypeName, ctx, op.name, options.arrayClass);
+        outputs[i] = a;
+        blob = a.blob();
+        return blob;
+      },
+      get blob() {
+        if (blob === undefined) throw callError(op, `output ${i} read before alloc`, inputs, params);
+        return blob;
+      },
+    };
+  });
+  try {
+    const req = outputs.map((_, i) => (options.skip?.[i] === true ? OpReq.null : OpReq.write));
+    compute(
+      attrs,
+      rt.opContext(ctx, isTrain),
+      inputs.map((a) => a.blob()),
+      req,
+      dynamic,
+    );
+    outputs.forEach((o, i) => {
+      if (o === undefined)
+        throw callError(op, `the kernel on ${backend.name} did not allocate output ${i}`, inputs, params);
+    });
+  } catch (e) {
+    for (const o of outputs) o?.dispose();
+    throw e;
+  }
+  return { outputs: outputs as NDArray[], visible: op.numVisibleOutputs(attrs), attrs };
 }
 
 function foreignError(

@@ -28,6 +28,7 @@ import {
 } from '@mx/base';
 import type { Var } from '@mx/engine';
 import type { StorageType, TBlob } from '@mx/ops';
+import { type ArrayClass, asClass } from './array-class.js';
 import type { GradOptions } from './autograd/autograd.js';
 import type { AGEntry, AttachGradOptions, GradReq } from './autograd/tape.js';
 import type { Chunk } from './chunk.js';
@@ -47,6 +48,7 @@ import { PendingChunk } from './deferred/pending-chunk.js';
 import { formatArray, printSync } from './format.js';
 import { type NestedArray, toNested } from './host.js';
 import type { InvokeOptions } from './invoke.js';
+import { NDArrayOps } from './ndarray-ops.js';
 import type { ndarray } from './np/array.js';
 import type { Runtime } from './runtime.js';
 import type { WithStype } from './sparse/arrays.js';
@@ -62,40 +64,15 @@ export type ItemValue<D extends DTypeName> = D extends 'int64' | 'uint64'
     ? boolean
     : number;
 
-/**
- * A subclass of NDArray (np's `ndarray`): the class that op outputs, views and copies derived from
- * an array are made of. Its constructor is internal (arrays come from a runtime's functions).
- */
-export type ArrayClass = abstract new (...args: never[]) => NDArray;
+export type { ArrayClass } from './array-class.js';
 
-/** @internal An array of class `cls` (NDArray when undefined) on `chunk`. */
-export function makeArray(
-  cls: ArrayClass | undefined,
-  runtime: Runtime,
-  chunk: Chunk,
-  shape: Shape,
-  dtype: DTypeName,
-  byteOffset: number,
-): NDArray {
-  type Ctor = new (r: Runtime, c: Chunk, s: Shape, d: DTypeName, o: number) => NDArray;
-  return new ((cls ?? NDArray) as unknown as Ctor)(runtime, chunk, shape, dtype, byteOffset);
-}
-
-/** Float dtypes: arithmetic with a JS number keeps them (integer and bool arrays may widen). */
-type FloatDType = 'float16' | 'bfloat16' | 'float32' | 'float64';
-
-/**
- * The dtype of `x <op> y` for an array of dtype `D`: `D` for float arrays (same-dtype broadcast ops
- * and MXNet's scalar-op rule), unknown otherwise (an integer array with a non-integer scalar gives
- * float64, a bool array int64 or float64).
- */
-export type ArithResult<D extends DTypeName> = D extends FloatDType ? D : DTypeName;
+export type { ArithResult } from './ndarray-ops.js';
 
 /**
  * An n-dimensional array. `D` is its dtype where the type system knows it (arrays made by `nd.array`,
  * `nd.zeros`... with a literal `dtype`, `astype`, views); op results are `NDArray` (any dtype).
  */
-export class NDArray<D extends DTypeName = DTypeName> {
+export class NDArray<D extends DTypeName = DTypeName> extends NDArrayOps<D> {
   readonly shape: readonly number[];
   readonly dtype: D;
   readonly ctx: Context;
@@ -133,6 +110,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
 
   /** @internal Use the runtime's `nd` functions to create arrays. */
   constructor(runtime: Runtime, chunk: Chunk, shape: Shape, dtype: D, byteOffset: number) {
+    super();
     this.runtime = runtime;
     this.#chunk = chunk;
     // Inferred shapes are often an input's (frozen) shape: share it instead of copying.
@@ -181,6 +159,21 @@ export class NDArray<D extends DTypeName = DTypeName> {
     this.#chunk = chunk;
     this.#byteOffset = byteOffset;
     this.#deferred = false;
+  }
+
+  /**
+   * @internal Hold `chunk` (one new reference taken here) instead of the current storage, which is
+   * released (copy-on-write `set` while recording): views and the tape keep the old values.
+   */
+  replaceChunk(chunk: Chunk, byteOffset: number): void {
+    const old = this.#chunk;
+    chunk.retain();
+    this.#chunk = chunk;
+    this.#byteOffset = byteOffset;
+    this.#blob = undefined;
+    this.#deferred = false;
+    this.runtime.moveFinalizer(this, chunk);
+    old.release();
   }
 
   /** @internal Throws when the array was disposed. */
@@ -343,22 +336,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
    * (MXNet `as_np_ndarray`; no copy). Needs the runtime's np namespace (`createNp(runtime)`).
    */
   asNpArray(): ndarray<D> {
-    this.checkLive('asNpArray');
-    const cls = this.runtime.extensions.get('np.ndarray') as ArrayClass | undefined;
-    if (cls === undefined) {
-      throw new MXNetError('asNpArray: this runtime has no np namespace', {
-        op: 'asNpArray',
-        hint: 'create it first with createNp(runtime) (mx.np does it for the default runtime)',
-      });
-    }
-    if (this.stype !== 'default') {
-      throw new MXNetError(`asNpArray: np arrays have no ${this.stype} storage`, {
-        op: 'asNpArray',
-        shapes: [this.shape],
-        hint: "convert it first: x.tostype('default')",
-      });
-    }
-    return this.runtime.recast(this, cls) as ndarray<D>;
+    return asClass(this, 'np.ndarray', 'asNpArray') as ndarray<D>;
   }
 
   /** This array as a legacy NDArray (MXNet `as_nd_ndarray`): itself. */
@@ -441,172 +419,6 @@ export class NDArray<D extends DTypeName = DTypeName> {
     return this.runtime.invoke(name, [this, ...others], params, o)[0] as NDArray;
   }
 
-  #arith(arrayOp: string, scalarOp: string, y: NDArray | number, o?: InvokeOptions): NDArray<ArithResult<D>> {
-    if (typeof y === 'number') return this.op1(scalarOp, { scalar: y }, [], o) as NDArray<ArithResult<D>>;
-    // Sparse operands of one shape take MXNet's sparse.add/subtract/multiply/divide (elemwise_*).
-    const ew = (this.stype !== 'default' || y.stype !== 'default') && shapesEqual(this.shape, y.shape);
-    const op =
-      ew && /_(add|sub|mul|div)$/.test(arrayOp) ? arrayOp.replace('broadcast_', 'elemwise_') : arrayOp;
-    return this.op1(op, undefined, [y], o) as NDArray<ArithResult<D>>;
-  }
-
-  add(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_add', '_plus_scalar', y);
-  }
-  sub(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_sub', '_minus_scalar', y);
-  }
-  mul(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_mul', '_mul_scalar', y);
-  }
-  div(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_div', '_div_scalar', y);
-  }
-  mod(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_mod', '_mod_scalar', y);
-  }
-  pow(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_power', '_power_scalar', y);
-  }
-  maximum(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_maximum', '_maximum_scalar', y);
-  }
-  minimum(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_minimum', '_minimum_scalar', y);
-  }
-  equal(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_equal', '_equal_scalar', y);
-  }
-  notEqual(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_not_equal', '_not_equal_scalar', y);
-  }
-  greater(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_greater', '_greater_scalar', y);
-  }
-  greaterEqual(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_greater_equal', '_greater_equal_scalar', y);
-  }
-  lesser(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_lesser', '_lesser_scalar', y);
-  }
-  lesserEqual(y: NDArray | number): NDArray<ArithResult<D>> {
-    return this.#arith('broadcast_lesser_equal', '_lesser_equal_scalar', y);
-  }
-
-  /** `x += y` (MXNet `__iadd__`: the op writes into x). */
-  addInplace(y: NDArray | number): this {
-    this.#inplace('elemwise_add', '_plus_scalar', y);
-    return this;
-  }
-  subInplace(y: NDArray | number): this {
-    this.#inplace('elemwise_sub', '_minus_scalar', y);
-    return this;
-  }
-  mulInplace(y: NDArray | number): this {
-    this.#inplace('elemwise_mul', '_mul_scalar', y);
-    return this;
-  }
-  divInplace(y: NDArray | number): this {
-    this.#inplace('elemwise_div', '_div_scalar', y);
-    return this;
-  }
-
-  /** op1 for an op whose output has its inputs' dtype (the registry's default type inference). */
-  #same(name: string, params?: OpParams, others: readonly NDArray[] = []): NDArray<D> {
-    return this.op1(name, params, others) as NDArray<D>;
-  }
-
-  #inplace(sameShapeOp: string, scalarOp: string, y: NDArray | number): void {
-    this.checkLive(sameShapeOp);
-    if (typeof y === 'number') {
-      this.op1(scalarOp, { scalar: y }, [], { out: this });
-      return;
-    }
-    const same = y.shape.length === this.shape.length && y.shape.every((d, i) => d === this.shape[i]);
-    this.op1(same ? sameShapeOp : sameShapeOp.replace('elemwise_', 'broadcast_'), undefined, [y], {
-      out: this,
-    });
-  }
-
-  neg(): NDArray<D> {
-    return this.#same('negative');
-  }
-  abs(): NDArray<D> {
-    return this.#same('abs');
-  }
-  exp(): NDArray<D> {
-    return this.#same('exp');
-  }
-  log(): NDArray<D> {
-    return this.#same('log');
-  }
-  sqrt(): NDArray<D> {
-    return this.#same('sqrt');
-  }
-  square(): NDArray<D> {
-    return this.#same('square');
-  }
-  relu(): NDArray<D> {
-    return this.#same('relu');
-  }
-  sigmoid(): NDArray<D> {
-    return this.#same('sigmoid');
-  }
-  tanh(): NDArray<D> {
-    return this.#same('tanh');
-  }
-  clip(aMin: number, aMax: number): NDArray<D> {
-    return this.#same('clip', { a_min: aMin, a_max: aMax });
-  }
-
-  sum(params?: SumParams): NDArray {
-    return this.op1('sum', params);
-  }
-  mean(params?: MeanParams): NDArray {
-    return this.op1('mean', params);
-  }
-  max(params?: MaxParams): NDArray {
-    return this.op1('max', params);
-  }
-  min(params?: MinParams): NDArray {
-    return this.op1('min', params);
-  }
-  prod(params?: ProdParams): NDArray {
-    return this.op1('prod', params);
-  }
-  argmax(params?: ArgmaxParams): NDArray {
-    return this.op1('argmax', params);
-  }
-  argmin(params?: ArgminParams): NDArray {
-    return this.op1('argmin', params);
-  }
-  norm(params?: NormParams): NDArray {
-    return this.op1('norm', params);
-  }
-
-  dot(y: NDArray<D>, params?: DotParams): NDArray<D> {
-    return this.#same('dot', params, [y]);
-  }
-  transpose(axes?: readonly number[]): NDArray<D> {
-    return this.#same('transpose', axes === undefined ? undefined : { axes });
-  }
-  /** Transpose of a 2-D array (reverse axes in general). */
-  get T(): NDArray<D> {
-    return this.transpose();
-  }
-  flatten(): NDArray<D> {
-    return this.reshape([this.shape[0] ?? 1, -1]);
-  }
-  expandDims(axis: number): NDArray<D> {
-    return this.#same('expand_dims', { axis });
-  }
-  squeeze(axis?: number | readonly number[]): NDArray<D> {
-    return this.#same(
-      'squeeze',
-      axis === undefined ? undefined : { axis: typeof axis === 'number' ? [axis] : axis },
-    );
-  }
-
   // ---- life cycle ----------------------------------------------------------------------------
 
   /** Release this array's storage reference (idempotent). Pending ops on it still complete. */
@@ -640,7 +452,7 @@ export class NDArray<D extends DTypeName = DTypeName> {
    * fails (webgpu, a pending async op, inside an engine op, a failed or disposed array): the trailer
    * with the reason. Never throws; `await x.print()` shows values everywhere. Node's `console.log(x)`.
    */
-  toString(): string {
+  override toString(): string {
     return printSync(this, this.#disposed ? 'disposed' : undefined);
   }
 

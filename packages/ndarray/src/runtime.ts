@@ -23,14 +23,16 @@ import {
 import { createEngine, type Engine, FnProperty } from '@mx/engine';
 import { type Backend, createOpRegistry, type Op, type OpContext, type OpRegistry } from '@mx/ops';
 import { ResourceManager, Storage } from '@mx/storage';
+import { type ArrayClass, makeArray } from './array-class.js';
 import { Autograd } from './autograd/autograd.js';
 import { Chunk, type ChunkOwner } from './chunk.js';
+import { copyArray } from './copy.js';
 import { DeferredCompute } from './deferred/deferred-compute.js';
 import { toStorage } from './host.js';
 import { coversChunk, type InvokeOptions, invokeOp } from './invoke.js';
 import { type MemoryOptions, SafetyNet } from './memory/safety-net.js';
 import { createNd, type Nd } from './nd.js';
-import { type ArrayClass, makeArray, NDArray, type OpParams } from './ndarray.js';
+import { NDArray, type OpParams } from './ndarray.js';
 import { collectItems, ScopeTracker } from './scope.js';
 
 export type { MemoryOptions } from './memory/safety-net.js';
@@ -284,6 +286,13 @@ export class Runtime {
     }
   }
 
+  /** @internal `a` now holds `chunk`: the safety net releases that one if `a` is dropped. */
+  moveFinalizer(a: NDArray, chunk: Chunk): void {
+    if (!a.finalizerRegistered) return;
+    this.#net.registry.unregister(a);
+    this.#net.registry.register(a, chunk, a);
+  }
+
   /** @internal Called by NDArray.dispose. */
   untrack(a: NDArray, chunk: Chunk): void {
     this.#arrays--;
@@ -460,73 +469,9 @@ export class Runtime {
     return result;
   }
 
-  /** @internal Copy `src` to a context (new array) or into an existing array. */
+  /** @internal Copy `src` to a context (new array) or into an existing array (copy.ts). */
   copy(src: NDArray, target: Context | NDArray): NDArray {
-    if (this.dc.active) return this.dc.copy(src, target);
-    const dst =
-      target instanceof NDArray
-        ? target
-        : this.empty(src.shape, src.dtype, target, 'ndarray', src.outputClass);
-    if (target instanceof NDArray) {
-      target.checkLive('copyTo');
-      if (
-        target.dtype !== src.dtype ||
-        target.size !== src.size ||
-        target.shape.length !== src.shape.length ||
-        target.shape.some((d, i) => d !== src.shape[i])
-      ) {
-        throw new MXNetError(
-          `copyTo: source is ${src.dtype} ${shapeToString(src.shape)}, target is ${target.dtype} ${shapeToString(target.shape)}`,
-          {
-            op: '_copyto',
-            shapes: [src.shape, target.shape],
-            dtypes: [src.dtype, target.dtype],
-            hint: 'shapes and dtypes must match; use astype() or reshape() first',
-          },
-        );
-      }
-    }
-    const from = src.chunk.backend;
-    const to = dst.chunk.backend;
-    const srcBlob = src.blob();
-    const dstBlob = dst.blob();
-    if (src.chunkVar === dst.chunkVar && srcBlob.byteOffset === dstBlob.byteOffset) return dst;
-    // A copy into part of a chunk also reads it: a failed chunk stays failed (see invoke.ts).
-    const reads = coversChunk(dst) ? [src.chunkVar] : [src.chunkVar, dst.chunkVar];
-    const prop =
-      dst.ctx.deviceType === 'gpu'
-        ? FnProperty.copyToGPU
-        : src.ctx.deviceType === 'gpu'
-          ? FnProperty.copyFromGPU
-          : FnProperty.normal;
-    if (from === to) {
-      this.engine.pushSync(
-        () => from.copy(dstBlob, srcBlob),
-        src.ctx.deviceType === 'gpu' ? src.ctx : dst.ctx,
-        reads,
-        [dst.chunkVar],
-        { name: '_copyto', prop },
-      );
-    } else {
-      this.engine.pushAsync(
-        (_rc, done) => {
-          if (from.capabilities.syncRead) {
-            to.write(dstBlob, from.readSync(srcBlob));
-            done();
-          } else {
-            from.read(srcBlob).then((data) => {
-              to.write(dstBlob, data);
-              done();
-            }, done);
-          }
-        },
-        src.ctx.deviceType === 'gpu' ? src.ctx : dst.ctx,
-        reads,
-        [dst.chunkVar],
-        { name: '_copyto', prop },
-      );
-    }
-    return dst;
+    return copyArray(this, src, target);
   }
 
   /** @internal `x.set(value)`. */

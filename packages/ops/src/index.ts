@@ -72,7 +72,9 @@ export {
 } from './sparse-elementwise.js';
 export {
   type Attrs,
+  type DynamicOutput,
   type FCompute,
+  type FComputeDynamic,
   type FComputeEx,
   isSparseBlob,
   type Kernel,

@@ -101,6 +101,15 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
    * kernel is missing.
    */
   readonly compositeKernel?: (kernelOf: (opName: string) => Kernel | undefined) => Kernel | undefined;
+  /**
+   * The output shape depends on the input values (`_npi_boolean_mask`, `_npi_nonzero`): true, or a
+   * function of the params (`_npi_histogram` with `bins='auto'`). `inferShape` fills what it can
+   * (-1 for data-dependent dims) and returns false; kernels are `computeDynamic` and allocate their
+   * outputs (`DynamicOutput`). Invoke waits for the inputs and runs the kernel synchronously;
+   * deferred compute computes the inputs and records the concrete shape; a CachedOp holding such a
+   * node runs op by op. docs/design/np.md, "Dynamic shapes".
+   */
+  readonly dynamicShape?: boolean | ((attrs: ParamsOf<S>) => boolean);
 }
 
 function countOf<A>(c: CountFn<A> | undefined, attrs: A, dflt: number): number {
@@ -230,6 +239,12 @@ export class Op<S extends ParamSchema = ParamSchema> {
 
   resourceRequest(attrs: ParamsOf<S>): readonly ResourceRequestKind[] {
     return this.def.resourceRequest?.(attrs) ?? EMPTY;
+  }
+
+  /** Whether the output shape depends on the input values under these params (`OpDef.dynamicShape`). */
+  isDynamicShape(attrs: ParamsOf<S>): boolean {
+    const d = this.def.dynamicShape;
+    return d === undefined ? false : typeof d === 'boolean' ? d : d(attrs);
   }
 
   /** MXNet's message suffix for inference failures: `op(shapes)`. */

@@ -128,10 +128,37 @@ export type FComputeEx<A extends Attrs = Attrs, P = unknown> = (
   outputs: readonly (TBlob<P> | SparseOutput<P>)[],
 ) => void;
 
+/**
+ * An output of a kernel whose op has a data-dependent shape (`OpDef.dynamicShape`: boolean_mask,
+ * nonzero): the kernel works out the shape from its inputs, calls `alloc(shape)` exactly once
+ * (the `SparseOutput.alloc` contract) and writes the returned blob. Allocation may grow device
+ * memory: take typed views of the inputs *after* `alloc`. Reading `blob` before `alloc` throws.
+ */
+export interface DynamicOutput<P = unknown> {
+  readonly dtype: DTypeName;
+  alloc(shape: Shape): TBlob<P>;
+  readonly blob: TBlob<P>;
+}
+
+/**
+ * A kernel of a dynamic-shape op (MXNet's `FComputeEx` that calls `NDArray::Init(shape)` on its
+ * output): dense inputs, one `DynamicOutput` per output. It runs synchronously once its inputs are
+ * ready, on the calling thread, so data-dependent errors reach the caller before anything is written.
+ */
+export type FComputeDynamic<A extends Attrs = Attrs, P = unknown> = (
+  attrs: A,
+  ctx: OpContext,
+  inputs: readonly TBlob<P>[],
+  req: readonly OpReqType[],
+  outputs: readonly DynamicOutput<P>[],
+) => void;
+
 /** A backend's kernel for one op. */
 export interface Kernel<A extends Attrs = Attrs, P = unknown> {
   readonly compute?: FCompute<A, P>;
   readonly computeEx?: FComputeEx<A, P>;
+  /** The kernel of an op with `OpDef.dynamicShape` (its only entry point on that op). */
+  readonly computeDynamic?: FComputeDynamic<A, P>;
   /**
    * Which storage-type signatures `computeEx` serves (inputs, then outputs, as inferred); default
    * all. The NDArray layer falls back to the dense `compute` on densified inputs otherwise.

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Dense, HybridSequential } from '../nn/basic.js';
 
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 3 });
-const { np } = createNp(rt);
+createNp(rt); // np arrays come from asNpArray below
 afterAll(() => rt.dispose());
 
 function net(): HybridSequential {

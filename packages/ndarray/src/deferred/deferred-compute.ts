@@ -18,8 +18,9 @@ import { type Context, type DTypeName, MXNetError, type Shape, shapeToString } f
 import type { Var } from '@mx/engine';
 import { type Graph, GraphNode } from '@mx/graph';
 import type { Op } from '@mx/ops';
+import { type ArrayClass, makeArray } from '../array-class.js';
 import type { InvokeOptions } from '../invoke.js';
-import { type ArrayClass, makeArray, type NDArray, type OpParams } from '../ndarray.js';
+import type { NDArray, OpParams } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
 import { computeDeferred } from './compute.js';
 import { type DCEntry, inplaceError, type NodeInfo } from './info.js';
@@ -228,6 +229,20 @@ export class DeferredCompute {
       } finally {
         this.#active = prev;
       }
+    }
+  }
+
+  /**
+   * @internal Compute `a` for a dynamic-shape op being recorded (record.ts): not a value read by
+   * the traced code, so a scope that refuses reads allows it (the op runs again on every call).
+   */
+  computeForRecording(a: NDArray): void {
+    if (!a.isDeferred) return;
+    const prev = this.setDeferredCompute(false);
+    try {
+      computeDeferred(this.runtime, (n) => this.#infos.get(n), a);
+    } finally {
+      this.#active = prev;
     }
   }
 

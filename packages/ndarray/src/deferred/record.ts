@@ -12,7 +12,7 @@
 import { Context, type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { entry, GraphNode, type NodeEntry } from '@mx/graph';
 import type { Op } from '@mx/ops';
-import { callContext, type InvokeOptions, inferCall } from '../invoke.js';
+import { callContext, type InvokeOptions, inferCall, invokeOp } from '../invoke.js';
 import type { ArrayClass, NDArray, OpParams } from '../ndarray.js';
 import type { DeferredCompute } from './deferred-compute.js';
 import { AUTOGRAD_MESSAGE, INPUT_MESSAGE, inplaceError, type OpInfo } from './info.js';
@@ -79,6 +79,8 @@ export function recordCall(
   }
   const attrs = op.parseParams(params);
   const ctx = callContext(rt, op, attrs, inputs, params, options?.ctx);
+  if (op.def.dynamicShape !== undefined && op.isDynamicShape(attrs))
+    return recordDynamic(dc, op, entries, inputs, params, options, ctx);
   const { outShapes, outTypes } = inferCall(op, attrs, inputs, params, ctx);
   // MXNet's front end passes a creation op its device (`ctx='cpu(0)'`), so the node records it.
   const stored: Record<string, unknown> = { ...params };
@@ -93,6 +95,60 @@ export function recordCall(
     outTypes.slice(0, visible),
     options?.arrayClass,
   );
+}
+
+/**
+ * A dynamic-shape op inside the scope (docs/design/np.md, "Dynamic shapes"): its inputs are
+ * computed (MXNet's `DCInfo::Compute`) and the op runs now, so the node is recorded with the
+ * concrete output shape; its outputs are computed arrays that carry the node (reads need nothing
+ * more). The recorded graph holds the op itself: a CachedOp runs it op by op on each call's data.
+ */
+function recordDynamic(
+  dc: DeferredCompute,
+  op: Op,
+  entries: NodeEntry[],
+  inputs: readonly NDArray[],
+  params: OpParams | undefined,
+  options: InvokeOptions | undefined,
+  ctx: Context,
+): NDArray[] {
+  const rt = dc.runtime;
+  const isTrain = options?.isTrain ?? rt.autograd.isTraining;
+  const prev = dc.setDeferredCompute(false);
+  let outputs: NDArray[];
+  let visible: number;
+  try {
+    for (const a of inputs) if (a.isDeferred) dc.computeForRecording(a);
+    const opts: InvokeOptions = {
+      ctx,
+      isTrain,
+      ...(options?.arrayClass ? { arrayClass: options.arrayClass } : {}),
+    };
+    ({ outputs, visible } = invokeOp(rt, op, inputs, params, opts, isTrain));
+  } finally {
+    dc.setDeferredCompute(prev);
+  }
+  for (let i = visible; i < outputs.length; i++) (outputs[i] as NDArray).dispose();
+  outputs = outputs.slice(0, visible);
+  const node = GraphNode.fromParams(op, dc.nextNodeName(), { ...params }, entries);
+  outputs.forEach((a, i) => {
+    a.dcEntry = { node, index: i };
+  });
+  dc.addInfo(node, {
+    kind: 'op',
+    op,
+    params,
+    ctx,
+    isTrain: options?.isTrain,
+    outputs: outputs.map(() => undefined),
+    computed: outputs.map((a) => ({
+      chunk: a.chunk,
+      byteOffset: a.byteOffset,
+      shape: a.shape,
+      dtype: a.dtype,
+    })),
+  });
+  return outputs;
 }
 
 /** `x.copyTo(ctx)` inside the scope: a recorded `_copyto`; a copy into an array is a write. */

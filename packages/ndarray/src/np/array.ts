@@ -16,6 +16,8 @@ import { type DTypeName, MXNetError, shapeToString } from '@mx/base';
 import type { NestedArray } from '../host.js';
 import { type ArithResult, type ArrayClass, type ItemValue, NDArray } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
+import type { NpIndex } from './indexing/apply.js';
+import type { NestedIndexList } from './indexing/types.js';
 
 /** Options of the reductions (NumPy's keywords). */
 export interface ReduceOptions {
@@ -50,6 +52,12 @@ export interface NpMethodTarget {
   max(a: NDArray, options?: ReduceOptions): ndarray;
   min(a: NDArray, options?: ReduceOptions): ndarray;
   prod(a: NDArray, options?: ReduceOptions): ndarray;
+  std(a: NDArray, options?: ReduceOptions & { readonly ddof?: number }): ndarray;
+  var(a: NDArray, options?: ReduceOptions & { readonly ddof?: number }): ndarray;
+  cumsum(a: NDArray, options?: { readonly axis?: number | null; readonly dtype?: DTypeName }): ndarray;
+  all(a: NDArray, options?: Omit<ReduceOptions, 'dtype'>): ndarray;
+  any(a: NDArray, options?: Omit<ReduceOptions, 'dtype'>): ndarray;
+  ptp(a: NDArray, options?: Omit<ReduceOptions, 'dtype'>): ndarray;
   argmax(a: NDArray, options?: { readonly axis?: number | null }): ndarray;
   argmin(a: NDArray, options?: { readonly axis?: number | null }): ndarray;
   clip(a: NDArray, aMin: number | null, aMax: number | null): ndarray;
@@ -57,6 +65,38 @@ export interface NpMethodTarget {
   dot(a: NDArray, b: NDArray): ndarray;
   transpose(a: NDArray, axes?: readonly number[] | null): ndarray;
   reshape(a: NDArray, shape: number | readonly number[]): ndarray;
+  swapaxes(a: NDArray, axis1: number, axis2: number): ndarray;
+  moveaxis(a: NDArray, source: number | readonly number[], destination: number | readonly number[]): ndarray;
+  broadcastTo(a: NDArray, shape: number | readonly number[]): ndarray;
+  repeat(
+    a: NDArray,
+    repeats: number | readonly number[],
+    options?: { readonly axis?: number | null },
+  ): ndarray;
+  tile(a: NDArray, reps: number | readonly number[]): ndarray;
+  flip(a: NDArray, options?: { readonly axis?: number | readonly number[] | null }): ndarray;
+  floorDivide(a: NDArray, b: NDArray | number): ndarray;
+  bitwiseAnd(a: NDArray, b: NDArray | number): ndarray;
+  bitwiseOr(a: NDArray, b: NDArray | number): ndarray;
+  bitwiseXor(a: NDArray, b: NDArray | number): ndarray;
+  leftShift(a: NDArray, b: NDArray | number): ndarray;
+  rightShift(a: NDArray, b: NDArray | number): ndarray;
+  invert(a: NDArray): ndarray;
+  trace(a: NDArray, offset?: number, axis1?: number, axis2?: number): ndarray;
+  sort(a: NDArray, options?: { readonly axis?: number | null }): ndarray;
+  argsort(a: NDArray, options?: { readonly axis?: number | null }): ndarray;
+  nonzero(a: NDArray): ndarray[];
+  take(
+    a: NDArray,
+    indices: NDArray,
+    options?: { readonly axis?: number | null; readonly mode?: 'raise' | 'wrap' | 'clip' },
+  ): ndarray;
+}
+
+/** The indexing functions the `get`/`set` methods call (indexing/apply.ts, on the namespace's context). */
+export interface NpIndexTarget {
+  get(x: NDArray, index: NpIndex): ndarray;
+  set(x: NDArray, index: NpIndex, value: NDArray | number | boolean | NestedIndexList): void;
 }
 
 /** The np namespace of a runtime (installed by `createNp`). */
@@ -171,6 +211,30 @@ export class ndarray<D extends DTypeName = DTypeName> extends NDArray<D> {
   override prod(options?: ReduceOptions): ndarray {
     return this.#np('prod').prod(this, options);
   }
+  /** Standard deviation over `axis` (`ddof`: divisor N - ddof); integers give the default float. */
+  std(options?: ReduceOptions & { readonly ddof?: number }): ndarray {
+    return this.#np('std').std(this, options);
+  }
+  /** Variance over `axis` (`ddof`: divisor N - ddof). */
+  var(options?: ReduceOptions & { readonly ddof?: number }): ndarray {
+    return this.#np('var').var(this, options);
+  }
+  /** Cumulative sum along `axis` (the flattened array when null). */
+  cumsum(options?: { readonly axis?: number | null; readonly dtype?: DTypeName }): ndarray {
+    return this.#np('cumsum').cumsum(this, options);
+  }
+  /** Whether every element is true (bool). */
+  all(options?: Omit<ReduceOptions, 'dtype'>): ndarray<'bool'> {
+    return this.#np('all').all(this, options) as ndarray<'bool'>;
+  }
+  /** Whether any element is true (bool). */
+  any(options?: Omit<ReduceOptions, 'dtype'>): ndarray<'bool'> {
+    return this.#np('any').any(this, options) as ndarray<'bool'>;
+  }
+  /** Peak to peak (max - min) over `axis`. */
+  ptp(options?: Omit<ReduceOptions, 'dtype'>): ndarray {
+    return this.#np('ptp').ptp(this, options);
+  }
   /** Index of the maximum (int64), over the flattened array unless `axis` is given. */
   override argmax(options?: { readonly axis?: number | null }): ndarray {
     return this.#np('argmax').argmax(this, options);
@@ -252,6 +316,115 @@ export class ndarray<D extends DTypeName = DTypeName> extends NDArray<D> {
   ge(y: NDArray | number): ndarray<'bool'> {
     return this.#np('greaterEqual').greaterEqual(this, y) as ndarray<'bool'>;
   }
+  // ---- more NumPy operators (`//`, `&`, `|`, `^`, `<<`, `>>`, `~`) and shape methods -----------------
+
+  /** A sorted copy along `axis` (MXNet 2.0's `x.sort()`, which returns it; NumPy's sorts in place). */
+  sort(options?: { readonly axis?: number | null }): ndarray<D> {
+    return this.#np('sort').sort(this, options) as ndarray<D>;
+  }
+  /** Indices that sort along `axis` (int64). */
+  argsort(options?: { readonly axis?: number | null }): ndarray<'int64'> {
+    return this.#np('argsort').argsort(this, options) as ndarray<'int64'>;
+  }
+  /** The indices of the nonzero elements, one int64 array per axis. */
+  nonzero(): ndarray<'int64'>[] {
+    return this.#np('nonzero').nonzero(this) as ndarray<'int64'>[];
+  }
+  /** Elements at `indices` along `axis` (the flattened array when null); `mode` as NumPy's. */
+  take(
+    indices: NDArray,
+    options?: { readonly axis?: number | null; readonly mode?: 'raise' | 'wrap' | 'clip' },
+  ): ndarray<D> {
+    return this.#np('take').take(this, indices, options) as ndarray<D>;
+  }
+  /** Sum along a diagonal (NumPy `x.trace(offset, axis1, axis2)`). */
+  trace(offset = 0, axis1 = 0, axis2 = 1): ndarray {
+    return this.#np('trace').trace(this, offset, axis1, axis2);
+  }
+  /** `x // y` (NumPy floor division). */
+  floordiv(y: NDArray | number): ndarray {
+    return this.#np('floorDivide').floorDivide(this, y);
+  }
+  /** `x & y` (integer and bool arrays). */
+  and(y: NDArray | number): ndarray {
+    return this.#np('bitwiseAnd').bitwiseAnd(this, y);
+  }
+  /** `x | y`. */
+  or(y: NDArray | number): ndarray {
+    return this.#np('bitwiseOr').bitwiseOr(this, y);
+  }
+  /** `x ^ y`. */
+  xor(y: NDArray | number): ndarray {
+    return this.#np('bitwiseXor').bitwiseXor(this, y);
+  }
+  /** `x << y`. */
+  lshift(y: NDArray | number): ndarray {
+    return this.#np('leftShift').leftShift(this, y);
+  }
+  /** `x >> y`. */
+  rshift(y: NDArray | number): ndarray {
+    return this.#np('rightShift').rightShift(this, y);
+  }
+  /** `~x` (bitwise not; logical not of bool arrays). */
+  invert(): ndarray<D> {
+    return this.#np('invert').invert(this) as ndarray<D>;
+  }
+  swapaxes(axis1: number, axis2: number): ndarray<D> {
+    return this.#np('swapaxes').swapaxes(this, axis1, axis2) as ndarray<D>;
+  }
+  /** MXNet 2.0's `x.moveaxis(source, destination)`. */
+  moveaxis(source: number | readonly number[], destination: number | readonly number[]): ndarray<D> {
+    return this.#np('moveaxis').moveaxis(this, source, destination) as ndarray<D>;
+  }
+  /** MXNet 2.0's `x.broadcast_to(shape)`. */
+  broadcastTo(shape: number | readonly number[]): ndarray<D> {
+    return this.#np('broadcastTo').broadcastTo(this, shape) as ndarray<D>;
+  }
+  /** NumPy `x.repeat(repeats, axis)`. */
+  repeat(repeats: number | readonly number[], options?: { readonly axis?: number | null }): ndarray<D> {
+    return this.#np('repeat').repeat(this, repeats, options) as ndarray<D>;
+  }
+  /** MXNet 2.0's `x.tile(reps)`. */
+  tile(reps: number | readonly number[]): ndarray<D> {
+    return this.#np('tile').tile(this, reps) as ndarray<D>;
+  }
+  /** MXNet 2.0's `x.flip(axis)`. */
+  flip(options?: { readonly axis?: number | readonly number[] | null }): ndarray<D> {
+    return this.#np('flip').flip(this, options) as ndarray<D>;
+  }
+
+  // ---- indexing ----------------------------------------------------------------------------------
+
+  /**
+   * NumPy indexing `x[index]`: numbers, `np.s(start, stop, step)`, `null`/`np.newaxis`,
+   * `np.ellipsis`, bool and integer arrays (np arrays or nested JS arrays), tuples as JS arrays, or
+   * NumPy's text (`x.get('1:5, ..., ::-1')`). Basic indexing of a contiguous block is a view
+   * sharing storage (MXNet 2.0's rule); other indexing copies. Masks give data-dependent shapes.
+   */
+  get(index: NpIndex): ndarray<D> {
+    return this.#indexing().get(this, index) as ndarray<D>;
+  }
+
+  /** Overwrite every element, or copy values from an array/host data of the same size (NDArray's `set`). */
+  override set(value: number | NDArray | ArrayLike<number | bigint>): this;
+  /**
+   * NumPy assignment `x[index] = value` with broadcasting; every check runs before anything is
+   * written (a failed `set` changes nothing). While autograd records, a copy-on-write keeps the
+   * values the tape saved.
+   */
+  override set(index: NpIndex, value: NDArray | number | boolean | NestedIndexList): this;
+  override set(a: unknown, b?: unknown): this {
+    if (b === undefined) return super.set(a as number | NDArray | ArrayLike<number | bigint>);
+    this.#indexing().set(this, a as NpIndex, b as NDArray | number | boolean | NestedIndexList);
+    return this;
+  }
+
+  #indexing(): NpIndexTarget {
+    const t = this.runtime.extensions.get('np.indexing') as NpIndexTarget | undefined;
+    if (t === undefined) target(this.runtime, 'get');
+    return t as NpIndexTarget;
+  }
+
   override describe(): string {
     return super.describe().replace(/^NDArray/, 'ndarray');
   }

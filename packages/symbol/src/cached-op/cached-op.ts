@@ -29,6 +29,9 @@
  * the backward reads pinned. A recorded call can be differentiated once — `retainGraph` and
  * higher-order gradients (`createGraph`) through a CachedOp are refused with an MXNetError.
  *
+ * A graph with a dynamic-shape node (`_npi_boolean_mask`, `_npi_nonzero`) runs op by op (inline.ts)
+ * whatever the flags: its shapes are only known as each call computes them.
+ *
  * Sparse inputs (CSRNDArray, RowSparseNDArray) are part of the signature; the nodes that see sparse
  * arrays run through the storage dispatch of `nd` calls (signature.ts), outputs and input
  * gradients come out in the storage types inferred for them, and sparse head gradients are
@@ -38,7 +41,7 @@ import { type Context, MXNetError } from '@mx/base';
 import { NDArray, type Runtime } from '@mx/ndarray';
 import { type SymbolLayout, type SymbolLike, symbolLayout } from '../executor/graph.js';
 import { checkCount, type GraphSettings, graphSettings } from '../executor/settings.js';
-import { runInline } from './inline.js';
+import { hasDynamicShape, runInline } from './inline.js';
 import {
   compileSignature,
   createRunState,
@@ -107,8 +110,13 @@ export class CachedOp {
   readonly staticAlloc: boolean;
   readonly staticShape: boolean;
   readonly inlineLimit: number;
-  /** True when calls run op by op (MXNet `inlining_`). */
+  /** True when calls run op by op (MXNet `inlining_`; always for a graph with a dynamic-shape node). */
   readonly isInlined: boolean;
+  /**
+   * True when the graph holds a node whose output shape depends on data (`OpDef.dynamicShape`):
+   * every call then runs op by op with shapes found per call, never compiled, fused or planned.
+   */
+  readonly hasDynamicShape: boolean;
   readonly #layout: SymbolLayout;
   readonly #inputNodes: readonly number[];
   readonly #mutable: readonly boolean[];
@@ -161,7 +169,10 @@ export class CachedOp {
     this.staticAlloc = staticAlloc;
     this.staticShape = staticShape;
     this.inlineLimit = inlineLimit;
-    this.isInlined = !staticAlloc && idx.nodes.length - n <= inlineLimit;
+    // A graph with a dynamic-shape node (boolean_mask, nonzero) has no static shapes to plan:
+    // it runs op by op, as MXNet's CachedOp turns dynamic (no static_alloc/static_shape) for it.
+    this.hasDynamicShape = hasDynamicShape(idx);
+    this.isInlined = this.hasDynamicShape || (!staticAlloc && idx.nodes.length - n <= inlineLimit);
     this.#finalizer = new FinalizationRegistry(({ state, call }) => {
       if (!call.done) {
         call.done = true;

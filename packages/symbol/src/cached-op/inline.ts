@@ -3,11 +3,21 @@
  * without static_alloc, runs op by op through the runtime's imperative `invoke`, so each op is
  * recorded on the autograd tape on its own (as MXNet records the ops of an inlined graph) and no
  * graph is compiled or planned. Intermediates are disposed as soon as the graph is done with them;
- * the tape keeps what it needs through its own retained views.
+ * the tape keeps what it needs through its own retained views. Graphs with a dynamic-shape node
+ * always take this path (their shapes exist only per call).
  */
 import { MXNetError } from '@mx/base';
 import { type IndexedGraph, isHiddenKey } from '@mx/graph';
 import type { NDArray, Runtime } from '@mx/ndarray';
+
+/** Whether a node of `idx` has a data-dependent output shape (`OpDef.dynamicShape` under its params). */
+export function hasDynamicShape(idx: IndexedGraph): boolean {
+  return idx.nodes.some(({ node }) => {
+    const op = node.op;
+    if (op === null || op.def.dynamicShape === undefined) return false;
+    return op.isDynamicShape(op.parseParams(invokeParams(node.attrs)));
+  });
+}
 
 /** The string attributes of a node as invoke parameters (hidden keys such as `__lr_mult__` dropped). */
 export function invokeParams(attrs: Readonly<Record<string, string>>): Record<string, string> {

@@ -16,6 +16,7 @@ import type {
   BackwardActivationParams,
   BackwardBatchNormParams,
   BackwardConcatParams,
+  BackwardContribBooleanMaskParams,
   BackwardConvolutionParams,
   BackwardCtcLossParams,
   BackwardDeconvolutionParams,
@@ -24,6 +25,8 @@ import type {
   BackwardDropoutParams,
   BackwardEmbeddingParams,
   BackwardFullyConnectedParams,
+  BackwardGammaSampleParams,
+  BackwardGatherNdParams,
   BackwardGroupNormParams,
   BackwardInstanceNormParams,
   BackwardLayerNormParams,
@@ -35,9 +38,29 @@ import type {
   BackwardMaeRegOutParams,
   BackwardMaskedSoftmaxParams,
   BackwardMeanParams,
+  BackwardNpAverageParams,
+  BackwardNpColumnStackParams,
+  BackwardNpConcatParams,
+  BackwardNpDstackParams,
+  BackwardNpHstackParams,
+  BackwardNpiBooleanMaskAssignTensorValueParams,
+  BackwardNpiDiagflatParams,
+  BackwardNpiDiagonalParams,
+  BackwardNpiDiagParams,
+  BackwardNpiDiffParams,
   BackwardNpiEinsumParams,
+  BackwardNpiPadParams,
+  BackwardNpiRepeatsParams,
+  BackwardNpiStdParams,
+  BackwardNpiSumParams,
+  BackwardNpiTensordotIntAxesParams,
+  BackwardNpiTensordotParams,
   BackwardNpiTensorinvParams,
   BackwardNpiTensorsolveParams,
+  BackwardNpiTraceParams,
+  BackwardNpiVarParams,
+  BackwardNpMeanParams,
+  BackwardNpVstackParams,
   BackwardPadParams,
   BackwardPickParams,
   BackwardPoolingParams,
@@ -55,6 +78,8 @@ import type {
   BackwardTakeParams,
   BackwardTileParams,
   BackwardTopkParams,
+  BackwardTrilParams,
+  BackwardTriuParams,
   BackwardUpSamplingParams,
   BatchDotParams,
   BatchNormParams,
@@ -65,6 +90,7 @@ import type {
   CastStorageParams,
   ClipParams,
   ConcatParams,
+  ContribBooleanMaskParams,
   ContribGetnnzParams,
   ContribGroupAdagradUpdateParams,
   ConvolutionParams,
@@ -84,6 +110,7 @@ import type {
   GreaterEqualScalarParams,
   GreaterScalarParams,
   GroupNormParams,
+  HistogramParams,
   HypotScalarParams,
   InstanceNormParams,
   LambUpdatePhase1Params,
@@ -124,16 +151,152 @@ import type {
   NormParams,
   NotEqualScalarParams,
   NpCumsumParams,
+  NpiAddScalarParams,
+  NpiAllParams,
+  NpiAnyParams,
+  NpiArangeParams,
+  NpiArctan2ScalarParams,
+  NpiAroundParams,
+  NpiArraySplitParams,
+  NpiAtleast1dParams,
+  NpiAtleast2dParams,
+  NpiAtleast3dParams,
+  NpiAverageParams,
+  NpiBackwardEdiff1dParams,
+  NpiBernoulliParams,
+  NpiBincountParams,
+  NpiBitwiseAndScalarParams,
+  NpiBitwiseLeftShiftScalarParams,
+  NpiBitwiseOrScalarParams,
+  NpiBitwiseRightShiftScalarParams,
+  NpiBitwiseXorScalarParams,
+  NpiBlackmanParams,
+  NpiBooleanMaskAssignScalarParams,
+  NpiBooleanMaskAssignTensorParams,
+  NpiBroadcastToParams,
+  NpiChoiceParams,
   NpiCholeskyParams,
+  NpiClipParams,
+  NpiColumnStackParams,
+  NpiConcatenateParams,
+  NpiCopysignScalarParams,
+  NpiCumsumParams,
+  NpiDiagflatParams,
+  NpiDiagonalParams,
+  NpiDiagParams,
+  NpiDiffParams,
+  NpiDsplitParams,
+  NpiDstackParams,
+  NpiEdiff1dParams,
   NpiEighParams,
   NpiEigvalshParams,
   NpiEinsumParams,
+  NpiEqualScalarParams,
+  NpiExpandDimsParams,
+  NpiExponentialParams,
+  NpiEyeParams,
+  NpiFillDiagonalParams,
+  NpiFlipParams,
+  NpiFloorDivideScalarParams,
+  NpiFmaxScalarParams,
+  NpiFminScalarParams,
+  NpiFmodScalarParams,
+  NpiFullLikeParams,
+  NpiFullParams,
+  NpiGammaParams,
+  NpiGcdScalarParams,
+  NpiGreaterEqualScalarParams,
+  NpiGreaterScalarParams,
+  NpiGumbelParams,
+  NpiHammingParams,
+  NpiHanningParams,
+  NpiHsplitBackwardParams,
+  NpiHsplitParams,
+  NpiHstackParams,
+  NpiHypotScalarParams,
+  NpiIdentityParams,
+  NpiIndicesParams,
+  NpiInterpParams,
+  NpiLaplaceParams,
+  NpiLcmScalarParams,
+  NpiLdexpScalarParams,
+  NpiLessEqualScalarParams,
+  NpiLessScalarParams,
+  NpiLinspaceParams,
+  NpiLogaddexpScalarParams,
+  NpiLogicalAndScalarParams,
+  NpiLogicalOrScalarParams,
+  NpiLogicalXorScalarParams,
+  NpiLogisticParams,
+  NpiLogspaceParams,
   NpiMatrixRankNoneTolParams,
   NpiMatrixRankParams,
+  NpiMaximumScalarParams,
+  NpiMaxParams,
+  NpiMeanParams,
+  NpiMinimumScalarParams,
+  NpiMinParams,
+  NpiModScalarParams,
+  NpiMoveaxisParams,
+  NpiMultinomialParams,
+  NpiMultiplyScalarParams,
+  NpiNanToNumParams,
+  NpiNormalParams,
+  NpiNotEqualScalarParams,
+  NpiOnesParams,
+  NpiPadParams,
+  NpiParetoParams,
+  NpiPercentileParams,
   NpiPinvParams,
   NpiPinvScalarRcondParams,
+  NpiPowerdParams,
+  NpiPowerScalarParams,
+  NpiProdParams,
+  NpiRarctan2ScalarParams,
+  NpiRayleighParams,
+  NpiRbitwiseLeftShiftScalarParams,
+  NpiRbitwiseRightShiftScalarParams,
+  NpiRcopysignScalarParams,
+  NpiRepeatParams,
+  NpiRepeatsParams,
+  NpiRfloorDivideScalarParams,
+  NpiRfmodScalarParams,
+  NpiRldexpScalarParams,
+  NpiRmodScalarParams,
+  NpiRollaxisBackwardParams,
+  NpiRollaxisParams,
+  NpiRollParams,
+  NpiRot90Params,
+  NpiRpowerScalarParams,
+  NpiRsubtractScalarParams,
+  NpiRtrueDivideScalarParams,
+  NpiSplitParams,
+  NpiSqueezeParams,
+  NpiStackParams,
+  NpiStdParams,
+  NpiSubtractScalarParams,
+  NpiSumParams,
+  NpiSwapaxesParams,
+  NpiTensordotIntAxesParams,
+  NpiTensordotParams,
   NpiTensorinvParams,
   NpiTensorsolveParams,
+  NpiTileParams,
+  NpiTraceParams,
+  NpiTrilIndicesParams,
+  NpiTrilParams,
+  NpiTriParams,
+  NpiTriuParams,
+  NpiTrueDivideScalarParams,
+  NpiUniformParams,
+  NpiUniqueParams,
+  NpiVarParams,
+  NpiVstackParams,
+  NpiWeibullParams,
+  NpiWhereLscalarParams,
+  NpiWhereRscalarParams,
+  NpiWhereScalar2Params,
+  NpiZerosParams,
   OneHotParams,
   OnesParams,
   PadParams,
@@ -155,6 +318,7 @@ import type {
   RmspropalexUpdateParams,
   RmspropUpdateParams,
   RpowerScalarParams,
+  ScatterSetNdParams,
   SequenceLastParams,
   SequenceMaskParams,
   SequenceReverseParams,
@@ -162,6 +326,8 @@ import type {
   SgdUpdateParams,
   SignsgdUpdateParams,
   SignumUpdateParams,
+  SliceAssignParams,
+  SliceAssignScalarParams,
   SliceAxisParams,
   SliceChannelParams,
   SliceLikeParams,
@@ -171,6 +337,7 @@ import type {
   SoftmaxParams,
   SortParams,
   SparseAdagradUpdateParams,
+  SplitV2BackwardParams,
   SplitV2Params,
   SquareSumParams,
   SqueezeParams,
@@ -181,6 +348,7 @@ import type {
   TileParams,
   TopkParams,
   TransposeParams,
+  UnravelIndexParams,
   UpSamplingParams,
   ZerosParams,
 } from '@mx/ndarray';
@@ -1216,6 +1384,21 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Backward of boolean_mask: the output gradient scattered to the masked positions, zeros elsewhere
+   * (output 1, the mask gradient, is zeros).
+   *
+   * Inputs: `ograd`, `data`, `index`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_contrib_boolean_mask(
+    ...args:
+      | [params?: SymOptions<BackwardContribBooleanMaskParams, 'ograd' | 'data' | 'index'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardContribBooleanMaskParams, 'data' | 'index'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardContribBooleanMaskParams, 'index'>]
+      | [ograd: Symbol, data: Symbol, index: Symbol, params?: SymOptions<BackwardContribBooleanMaskParams>]
+  ): Symbol;
+
+  /**
    * Gradient of CTCLoss: the forward pass's activation gradient scaled by each sequence's head
    * gradient.
    *
@@ -1253,6 +1436,51 @@ export interface SymOps {
       | [ograd: Symbol, params?: SymOptions<BackwardDotParams, 'lhs' | 'rhs'>]
       | [ograd: Symbol, lhs: Symbol, params?: SymOptions<BackwardDotParams, 'rhs'>]
       | [ograd: Symbol, lhs: Symbol, rhs: Symbol, params?: SymOptions<BackwardDotParams>]
+  ): Symbol;
+
+  /**
+   * gamma's implicit reparameterization gradient: Σ ograd · scale · dx/dα(α, sample / scale) over the
+   * broadcast axes.
+   *
+   * Inputs: `ograd`, `shape`, `samples`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_gamma_sample(
+    ...args:
+      | [
+          params?: SymOptions<
+            BackwardGammaSampleParams & { readonly ctx?: string },
+            'ograd' | 'shape' | 'samples'
+          >,
+        ]
+      | [
+          ograd: Symbol,
+          params?: SymOptions<BackwardGammaSampleParams & { readonly ctx?: string }, 'shape' | 'samples'>,
+        ]
+      | [
+          ograd: Symbol,
+          shape: Symbol,
+          params?: SymOptions<BackwardGammaSampleParams & { readonly ctx?: string }, 'samples'>,
+        ]
+      | [
+          ograd: Symbol,
+          shape: Symbol,
+          samples: Symbol,
+          params?: SymOptions<BackwardGammaSampleParams & { readonly ctx?: string }>,
+        ]
+  ): Symbol;
+
+  /**
+   * Scatter-add of `data` into zeros of `shape` at the index tuples of `indices` (duplicates
+   * accumulate). With `shape` empty, a third input gives the shape.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_gather_nd(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardGatherNdParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<BackwardGatherNdParams>]
+      | Symbol[]
   ): Symbol;
 
   /**
@@ -1399,6 +1627,235 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of _npi_average: d a = ograd · w / sum(w); d w = ograd · (a - avg) / sum(w) + ograd_sum,
+   * summed to the weights’ shape (inputs: ograd, ograd of the weight sum, a, [weights], avg, sum of
+   * weights).
+   *
+   * Inputs: `ograd`, `ograd_sum`, `a`, `weights`, `avg`, `sum`, by position or by name; those left out
+   * become variables `<name>_<input>`.
+   */
+  _backward_np_average(
+    ...args:
+      | [
+          params?: SymOptions<
+            BackwardNpAverageParams,
+            'ograd' | 'ograd_sum' | 'a' | 'weights' | 'avg' | 'sum'
+          >,
+        ]
+      | [
+          ograd: Symbol,
+          params?: SymOptions<BackwardNpAverageParams, 'ograd_sum' | 'a' | 'weights' | 'avg' | 'sum'>,
+        ]
+      | [
+          ograd: Symbol,
+          ograd_sum: Symbol,
+          params?: SymOptions<BackwardNpAverageParams, 'a' | 'weights' | 'avg' | 'sum'>,
+        ]
+      | [
+          ograd: Symbol,
+          ograd_sum: Symbol,
+          a: Symbol,
+          params?: SymOptions<BackwardNpAverageParams, 'weights' | 'avg' | 'sum'>,
+        ]
+      | [
+          ograd: Symbol,
+          ograd_sum: Symbol,
+          a: Symbol,
+          weights: Symbol,
+          params?: SymOptions<BackwardNpAverageParams, 'avg' | 'sum'>,
+        ]
+      | [
+          ograd: Symbol,
+          ograd_sum: Symbol,
+          a: Symbol,
+          weights: Symbol,
+          avg: Symbol,
+          params?: SymOptions<BackwardNpAverageParams, 'sum'>,
+        ]
+      | [
+          ograd: Symbol,
+          ograd_sum: Symbol,
+          a: Symbol,
+          weights: Symbol,
+          avg: Symbol,
+          sum: Symbol,
+          params?: SymOptions<BackwardNpAverageParams>,
+        ]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_column_stack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_np_column_stack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardNpColumnStackParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<BackwardNpColumnStackParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_concatenate: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_np_concat(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardNpConcatParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<BackwardNpConcatParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_dstack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_np_dstack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardNpDstackParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<BackwardNpDstackParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_hstack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_np_hstack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardNpHstackParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<BackwardNpHstackParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_matmul: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the
+   * other operand.
+   *
+   * Inputs: `ograd`, `a`, `b`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_np_matmul(
+    ...args:
+      | [params?: SymOptions<{}, 'ograd' | 'a' | 'b'>]
+      | [ograd: Symbol, params?: SymOptions<{}, 'a' | 'b'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<{}, 'b'>]
+      | [ograd: Symbol, a: Symbol, b: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_mean: ograd (shaped like the reduction's result) broadcast back into a's shape,
+   * divided by the number of reduced elements. `a` only gives the shape (MXNet reads it from the
+   * graph).
+   *
+   * Inputs: `ograd`, `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_np_mean(
+    ...args:
+      | [params?: SymOptions<BackwardNpMeanParams, 'ograd' | 'a'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpMeanParams, 'a'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<BackwardNpMeanParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_vstack: ograd cut into pieces shaped like each input.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _backward_np_vstack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<BackwardNpVstackParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<BackwardNpVstackParams>]
+  ): Symbol;
+
+  /**
+   * Backward of the tensor mask assignment for its value: the output gradient at the positions the
+   * mask selects, as the (lead, count, trail) region, summed to the value's broadcast shape (the value
+   * input gives only the shape).
+   *
+   * Inputs: `ograd`, `mask`, `value`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_boolean_mask_assign_tensor_value(
+    ...args:
+      | [params?: SymOptions<BackwardNpiBooleanMaskAssignTensorValueParams, 'ograd' | 'mask' | 'value'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiBooleanMaskAssignTensorValueParams, 'mask' | 'value'>]
+      | [
+          ograd: Symbol,
+          mask: Symbol,
+          params?: SymOptions<BackwardNpiBooleanMaskAssignTensorValueParams, 'value'>,
+        ]
+      | [
+          ograd: Symbol,
+          mask: Symbol,
+          value: Symbol,
+          params?: SymOptions<BackwardNpiBooleanMaskAssignTensorValueParams>,
+        ]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_diag: the diagonal k of ograd (1-D data), or ograd placed on diagonal k of zeros.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_diag(
+    ...args:
+      | [params?: SymOptions<BackwardNpiDiagParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiDiagParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardNpiDiagParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_diagflat: the diagonal k of ograd, shaped like data.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_diagflat(
+    ...args:
+      | [params?: SymOptions<BackwardNpiDiagflatParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiDiagflatParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardNpiDiagflatParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_diagonal: ograd placed on the diagonal of zeros shaped like data.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_diagonal(
+    ...args:
+      | [params?: SymOptions<BackwardNpiDiagonalParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiDiagonalParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardNpiDiagonalParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_diff: the adjoint n-th difference of ograd, in a's shape (a gives the shape).
+   *
+   * Inputs: `ograd`, `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_diff(
+    ...args:
+      | [params?: SymOptions<BackwardNpiDiffParams, 'ograd' | 'a'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiDiffParams, 'a'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<BackwardNpiDiffParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_dot: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the other
+   * operand.
+   *
+   * Inputs: `ograd`, `a`, `b`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_dot(
+    ...args:
+      | [params?: SymOptions<{}, 'ograd' | 'a' | 'b'>]
+      | [ograd: Symbol, params?: SymOptions<{}, 'a' | 'b'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<{}, 'b'>]
+      | [ograd: Symbol, a: Symbol, b: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
    * Gradient of _npi_einsum: every operand's gradient from (ograd, arg0..), each an einsum of ograd
    * with the other operands.
    *
@@ -1408,6 +1865,33 @@ export interface SymOps {
     ...args:
       | [...inputs: Symbol[], params: SymOptions<BackwardNpiEinsumParams>]
       | [inputs: readonly Symbol[], params: SymOptions<BackwardNpiEinsumParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_kron: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the other
+   * operand.
+   *
+   * Inputs: `ograd`, `a`, `b`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_kron(
+    ...args:
+      | [params?: SymOptions<{}, 'ograd' | 'a' | 'b'>]
+      | [ograd: Symbol, params?: SymOptions<{}, 'a' | 'b'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<{}, 'b'>]
+      | [ograd: Symbol, a: Symbol, b: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_pad: the interior of ograd plus the padding folded back onto the positions it
+   * copied.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_pad(
+    ...args:
+      | [params: SymOptions<BackwardNpiPadParams, 'data'>]
+      | [data: Symbol, params: SymOptions<BackwardNpiPadParams>]
   ): Symbol;
 
   /**
@@ -1427,6 +1911,18 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of _npi_repeats: the sum of ograd over the copies of each element, shaped like data.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_repeats(
+    ...args:
+      | [params: SymOptions<BackwardNpiRepeatsParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params: SymOptions<BackwardNpiRepeatsParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params: SymOptions<BackwardNpiRepeatsParams>]
+  ): Symbol;
+
+  /**
    * solve's gradient: dB = A⁻ᵀ dX, dA = -dB Xᵀ.
    *
    * Inputs: `arg0`, `arg1`, `arg2`, `arg3`, by position or by name; those left out become variables
@@ -1439,6 +1935,35 @@ export interface SymOps {
       | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2' | 'arg3'>]
       | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}, 'arg3'>]
       | [arg0: Symbol, arg1: Symbol, arg2: Symbol, arg3: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_std: ograd · (a - mean) / ((N - ddof) · std), spread over the reduced axes
+   * (ograd, out and mean are shaped like the result).
+   *
+   * Inputs: `ograd`, `a`, `out`, `mean`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_std(
+    ...args:
+      | [params?: SymOptions<BackwardNpiStdParams, 'ograd' | 'a' | 'out' | 'mean'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiStdParams, 'a' | 'out' | 'mean'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<BackwardNpiStdParams, 'out' | 'mean'>]
+      | [ograd: Symbol, a: Symbol, out: Symbol, params?: SymOptions<BackwardNpiStdParams, 'mean'>]
+      | [ograd: Symbol, a: Symbol, out: Symbol, mean: Symbol, params?: SymOptions<BackwardNpiStdParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_sum: ograd (shaped like the reduction's result) broadcast back into a's shape.
+   * `a` only gives the shape (MXNet reads it from the graph).
+   *
+   * Inputs: `ograd`, `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_sum(
+    ...args:
+      | [params?: SymOptions<BackwardNpiSumParams, 'ograd' | 'a'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiSumParams, 'a'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<BackwardNpiSumParams>]
   ): Symbol;
 
   /**
@@ -1475,6 +2000,36 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of _npi_tensordot: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd with the
+   * other operand.
+   *
+   * Inputs: `ograd`, `a`, `b`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_tensordot(
+    ...args:
+      | [params: SymOptions<BackwardNpiTensordotParams, 'ograd' | 'a' | 'b'>]
+      | [ograd: Symbol, params: SymOptions<BackwardNpiTensordotParams, 'a' | 'b'>]
+      | [ograd: Symbol, a: Symbol, params: SymOptions<BackwardNpiTensordotParams, 'b'>]
+      | [ograd: Symbol, a: Symbol, b: Symbol, params: SymOptions<BackwardNpiTensordotParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_tensordot_int_axes: (ograd, a, b) -> (grad a, grad b), each the einsum of ograd
+   * with the other operand.
+   *
+   * Inputs: `ograd`, `a`, `b`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_tensordot_int_axes(
+    ...args:
+      | [params: SymOptions<BackwardNpiTensordotIntAxesParams, 'ograd' | 'a' | 'b'>]
+      | [ograd: Symbol, params: SymOptions<BackwardNpiTensordotIntAxesParams, 'a' | 'b'>]
+      | [ograd: Symbol, a: Symbol, params: SymOptions<BackwardNpiTensordotIntAxesParams, 'b'>]
+      | [ograd: Symbol, a: Symbol, b: Symbol, params: SymOptions<BackwardNpiTensordotIntAxesParams>]
+  ): Symbol;
+
+  /**
    * tensorinv's gradient: -Bᵀ · dB · Bᵀ on the matrix views, reshaped to a's shape.
    *
    * Inputs: `arg0`, `arg1`, by position or by name; those left out become variables `<name>_<input>`.
@@ -1505,6 +2060,35 @@ export interface SymOps {
           arg3: Symbol,
           params?: SymOptions<BackwardNpiTensorsolveParams>,
         ]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_trace: ograd on the diagonal, zero elsewhere. Inputs (ograd, data) — MXNet's
+   * takes ograd only and reads data's shape from the graph.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_npi_trace(
+    ...args:
+      | [params?: SymOptions<BackwardNpiTraceParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiTraceParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardNpiTraceParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_var: ograd · 2 (a - mean) / (N - ddof), spread over the reduced axes (ograd, out
+   * and mean are shaped like the result).
+   *
+   * Inputs: `ograd`, `a`, `out`, `mean`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_npi_var(
+    ...args:
+      | [params?: SymOptions<BackwardNpiVarParams, 'ograd' | 'a' | 'out' | 'mean'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardNpiVarParams, 'a' | 'out' | 'mean'>]
+      | [ograd: Symbol, a: Symbol, params?: SymOptions<BackwardNpiVarParams, 'out' | 'mean'>]
+      | [ograd: Symbol, a: Symbol, out: Symbol, params?: SymOptions<BackwardNpiVarParams, 'mean'>]
+      | [ograd: Symbol, a: Symbol, out: Symbol, mean: Symbol, params?: SymOptions<BackwardNpiVarParams>]
   ): Symbol;
 
   /**
@@ -1673,6 +2257,32 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of _npi_tril: ograd with the same mask (summed over rows for a 1-D input), shaped like
+   * data.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_tril(
+    ...args:
+      | [params?: SymOptions<BackwardTrilParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardTrilParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardTrilParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_triu: ograd with the same mask (summed over rows for a 1-D input), shaped like
+   * data.
+   *
+   * Inputs: `ograd`, `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _backward_triu(
+    ...args:
+      | [params?: SymOptions<BackwardTriuParams, 'ograd' | 'data'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardTriuParams, 'data'>]
+      | [ograd: Symbol, data: Symbol, params?: SymOptions<BackwardTriuParams>]
+  ): Symbol;
+
+  /**
    * Sum `grad` over the axes broadcasting added or stretched to reach it from `like`'s shape (NumPy
    * rules); the result has `like`'s shape and `grad`'s dtype. Equal shapes copy.
    *
@@ -1697,6 +2307,19 @@ export interface SymOps {
    * rescale_grad*grad (clipped). rescale_grad is an array; the update is skipped when it is NaN.
    */
   readonly _contrib_adamw_update: SymOps['_adamw_update'];
+
+  /**
+   * The entries of `data` along `axis` where the 1-D `index` is nonzero; the output size along `axis`
+   * is their count (a data-dependent shape).
+   *
+   * Inputs: `data`, `index`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _contrib_boolean_mask(
+    ...args:
+      | [params?: SymOptions<ContribBooleanMaskParams, 'data' | 'index'>]
+      | [data: Symbol, params?: SymOptions<ContribBooleanMaskParams, 'index'>]
+      | [data: Symbol, index: Symbol, params?: SymOptions<ContribBooleanMaskParams>]
+  ): Symbol;
 
   /**
    * Alias of `CTCLoss`: Connectionist Temporal Classification Loss: data (sequence_length, batch_size,
@@ -1753,6 +2376,15 @@ export interface SymOps {
    * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
    */
   _copyto(...args: [params?: SymOptions<{}, 'data'>] | [data: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Alias of `_slice_assign`: lhs with the region `slice(begin, end, step)` replaced by rhs (of the
+   * region's shape).
+   */
+  readonly _crop_assign: SymOps['_slice_assign'];
+
+  /** Alias of `_slice_assign_scalar`: data with the region `slice(begin, end, step)` set to `scalar`. */
+  readonly _crop_assign_scalar: SymOps['_slice_assign_scalar'];
 
   /** Alias of `elemwise_div`: x / y (integers truncate), element-wise (identical shapes) */
   readonly _div: SymOps['elemwise_div'];
@@ -1861,6 +2493,19 @@ export interface SymOps {
     ...args:
       | [params?: SymOptions<GreaterScalarParams, 'data'>]
       | [data: Symbol, params?: SymOptions<GreaterScalarParams>]
+  ): Symbol;
+
+  /**
+   * Histogram of the input: bin_cnt equal bins over range, or the bin edges as a second input; outputs
+   * the counts (int64) and the edges.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _histogram(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<HistogramParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<HistogramParams>]
+      | Symbol[]
   ): Symbol;
 
   /**
@@ -2230,6 +2875,476 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Alias of `_npi_prod`: Product of array elements over the given axes. (MXNet 2.0 _npi_prod; NumPy
+   * shapes: a full reduction is 0-d.)
+   */
+  readonly _np_product: SymOps['_npi_prod'];
+
+  /** Alias of `_npi_any`: Whether any element over the given axes is true (bool result). */
+  readonly _np_sometrue: SymOps['_npi_any'];
+
+  /**
+   * NumPy absolute, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_absolute(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * x1 + x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_add(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 + x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_add_scalar(
+    ...args:
+      | [params?: SymOptions<NpiAddScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiAddScalarParams>]
+  ): Symbol;
+
+  /**
+   * Whether all elements over the given axes are true (bool result).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_all(
+    ...args: [params?: SymOptions<NpiAllParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiAllParams>]
+  ): Symbol;
+
+  /**
+   * Alias of `_npi_max`: Maximum of array elements over the given axes. (MXNet 2.0 _npi_max; NumPy
+   * shapes: a full reduction is 0-d.)
+   */
+  readonly _npi_amax: SymOps['_npi_max'];
+
+  /**
+   * Alias of `_npi_min`: Minimum of array elements over the given axes. (MXNet 2.0 _npi_min; NumPy
+   * shapes: a full reduction is 0-d.)
+   */
+  readonly _npi_amin: SymOps['_npi_min'];
+
+  /**
+   * Whether any element over the given axes is true (bool result).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_any(
+    ...args: [params?: SymOptions<NpiAnyParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiAnyParams>]
+  ): Symbol;
+
+  /**
+   * Return evenly spaced values within a given interval (NumPy arange).
+   *
+   * No inputs.
+   */
+  _npi_arange(params: SymOptions<NpiArangeParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * NumPy arccos, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arccos(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy arccosh, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arccosh(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy arcsin, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arcsin(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy arcsinh, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arcsinh(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy arctan, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arctan(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * arctan(x1 / x2) in the quadrant of (x2, x1), element-wise with NumPy broadcasting and type
+   * promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arctan2(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * arctan(x1 / x2) in the quadrant of (x2, x1) with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arctan2_scalar(
+    ...args:
+      | [params?: SymOptions<NpiArctan2ScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiArctan2ScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy arctanh, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_arctanh(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /** Alias of `argsort`: Returns the indices that would sort an input array along the given axis. */
+  readonly _npi_argsort: SymOps['argsort'];
+
+  /**
+   * NumPy around: round half to even to `decimals` decimal places
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_around(
+    ...args: [params?: SymOptions<NpiAroundParams, 'x'>] | [x: Symbol, params?: SymOptions<NpiAroundParams>]
+  ): Symbol;
+
+  /**
+   * Splits an array into parts along an axis; `sections` need not divide the axis (NumPy array_split).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_array_split(
+    ...args:
+      | [params?: SymOptions<NpiArraySplitParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiArraySplitParams>]
+  ): Symbol;
+
+  /**
+   * Views each input with at least 1 dimension(s) (NumPy atleast_1d).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_atleast_1d(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiAtleast1dParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiAtleast1dParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * Views each input with at least 2 dimension(s) (NumPy atleast_2d).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_atleast_2d(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiAtleast2dParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiAtleast2dParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * Views each input with at least 3 dimension(s) (NumPy atleast_3d).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_atleast_3d(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiAtleast3dParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiAtleast3dParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * The weighted average over the given axes, sum(a · w) / sum(w) (MXNet 2.0 _npi_average); the second
+   * output is the sum of weights (the element count when not weighted).
+   *
+   * Inputs: `a`, `weights`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_average(
+    ...args:
+      | [params?: SymOptions<NpiAverageParams, 'a' | 'weights'>]
+      | [a: Symbol, params?: SymOptions<NpiAverageParams, 'weights'>]
+      | [a: Symbol, weights: Symbol, params?: SymOptions<NpiAverageParams>]
+  ): Symbol;
+
+  /**
+   * ediff1d's gradient: [ograd, forward inputs] → the gradient of each forward input.
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_backward_ediff1d(
+    ...args:
+      | [params?: SymOptions<NpiBackwardEdiff1dParams, 'arg0' | 'arg1' | 'arg2'>]
+      | [arg0: Symbol, params?: SymOptions<NpiBackwardEdiff1dParams, 'arg1' | 'arg2'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<NpiBackwardEdiff1dParams, 'arg2'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<NpiBackwardEdiff1dParams>]
+  ): Symbol;
+
+  /**
+   * polyval's gradient: [d/dp, d/dx] from [ograd, p, x].
+   *
+   * Inputs: `arg0`, `arg1`, `arg2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_backward_polyval(
+    ...args:
+      | [params?: SymOptions<{}, 'arg0' | 'arg1' | 'arg2'>]
+      | [arg0: Symbol, params?: SymOptions<{}, 'arg1' | 'arg2'>]
+      | [arg0: Symbol, arg1: Symbol, params?: SymOptions<{}, 'arg2'>]
+      | [arg0: Symbol, arg1: Symbol, arg2: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Bernoulli samples (1 with probability prob, or sigmoid(logit) when is_logit), scalar or tensor
+   * parameter.
+   *
+   * Inputs: `input1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bernoulli(
+    ...args:
+      | [params?: SymOptions<NpiBernoulliParams & { readonly ctx?: string }, 'input1'>]
+      | [input1: Symbol, params?: SymOptions<NpiBernoulliParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * Count occurrences of each value in a 1-D array of non-negative ints (optionally weighted).
+   *
+   * Inputs: `data`, `weights`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_bincount(
+    ...args:
+      | [params?: SymOptions<NpiBincountParams, 'data' | 'weights'>]
+      | [data: Symbol, params?: SymOptions<NpiBincountParams, 'weights'>]
+      | [data: Symbol, weights: Symbol, params?: SymOptions<NpiBincountParams>]
+  ): Symbol;
+
+  /**
+   * NumPy and of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_and(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy bitwise_and with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_and_scalar(
+    ...args:
+      | [params?: SymOptions<NpiBitwiseAndScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiBitwiseAndScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy left_shift of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_left_shift(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy bitwise_left_shift with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_left_shift_scalar(
+    ...args:
+      | [params?: SymOptions<NpiBitwiseLeftShiftScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiBitwiseLeftShiftScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy invert: ~x for integers, logical not for bool
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_not(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy or of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_or(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy bitwise_or with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_or_scalar(
+    ...args:
+      | [params?: SymOptions<NpiBitwiseOrScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiBitwiseOrScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy right_shift of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_right_shift(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy bitwise_right_shift with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_right_shift_scalar(
+    ...args:
+      | [params?: SymOptions<NpiBitwiseRightShiftScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiBitwiseRightShiftScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy xor of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_xor(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy bitwise_xor with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_bitwise_xor_scalar(
+    ...args:
+      | [params?: SymOptions<NpiBitwiseXorScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiBitwiseXorScalarParams>]
+  ): Symbol;
+
+  /**
+   * The Blackman: 0.42 - 0.5 cos(2πn/(M-1)) + 0.08 cos(4πn/(M-1)) window of M points (1 for M = 1,
+   * empty for M <= 0).
+   *
+   * No inputs.
+   */
+  _npi_blackman(params?: SymOptions<NpiBlackmanParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * Alias of `_contrib_boolean_mask`: The entries of `data` along `axis` where the 1-D `index` is
+   * nonzero; the output size along `axis` is their count (a data-dependent shape).
+   */
+  readonly _npi_boolean_mask: SymOps['_contrib_boolean_mask'];
+
+  /**
+   * Writes `value` where the mask (over axes [start_axis, start_axis + mask.ndim)) is true; other
+   * elements keep data.
+   *
+   * Inputs: `data`, `mask`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_boolean_mask_assign_scalar(
+    ...args:
+      | [params: SymOptions<NpiBooleanMaskAssignScalarParams, 'data' | 'mask'>]
+      | [data: Symbol, params: SymOptions<NpiBooleanMaskAssignScalarParams, 'mask'>]
+      | [data: Symbol, mask: Symbol, params: SymOptions<NpiBooleanMaskAssignScalarParams>]
+  ): Symbol;
+
+  /**
+   * Writes `value` (broadcast to (lead, count, trail)) where the mask is true; other elements keep
+   * data. The count is checked against value before anything is written.
+   *
+   * Inputs: `data`, `mask`, `value`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_boolean_mask_assign_tensor(
+    ...args:
+      | [params?: SymOptions<NpiBooleanMaskAssignTensorParams, 'data' | 'mask' | 'value'>]
+      | [data: Symbol, params?: SymOptions<NpiBooleanMaskAssignTensorParams, 'mask' | 'value'>]
+      | [data: Symbol, mask: Symbol, params?: SymOptions<NpiBooleanMaskAssignTensorParams, 'value'>]
+      | [data: Symbol, mask: Symbol, value: Symbol, params?: SymOptions<NpiBooleanMaskAssignTensorParams>]
+  ): Symbol;
+
+  /**
+   * Broadcasts an array to a shape with NumPy's rules (new leading axes; size-1 axes stretch, also to
+   * 0).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_broadcast_to(
+    ...args:
+      | [params?: SymOptions<NpiBroadcastToParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiBroadcastToParams>]
+  ): Symbol;
+
+  /**
+   * NumPy cbrt, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_cbrt(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy ceil, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_ceil(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Random indices into range(a) (or the length of input1), with or without replacement, optionally
+   * weighted by p (the last input). int64.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _npi_choice(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiChoiceParams & { readonly ctx?: string }>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiChoiceParams & { readonly ctx?: string }>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
    * Cholesky factor of symmetric positive-definite matrices (..., N, N): lower L (A = L Lᵀ) or upper U
    * (A = Uᵀ U).
    *
@@ -2242,10 +3357,209 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * clip values into [a_min, a_max]; NaN passes through
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_clip(
+    ...args: [params: SymOptions<NpiClipParams, 'data'>] | [data: Symbol, params: SymOptions<NpiClipParams>]
+  ): Symbol;
+
+  /**
+   * Stacks 1-D arrays as columns (and 2-D arrays as they are) into a 2-D array (NumPy column_stack).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_column_stack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiColumnStackParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiColumnStackParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * Joins arrays along an existing axis (NumPy concatenate); dim=None flattens them first.
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_concatenate(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiConcatenateParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiConcatenateParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * a copy of the input (NumPy copy / positive)
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_copy(...args: [params?: SymOptions<{}, 'a'>] | [a: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * magnitude of x1 with the sign of x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_copysign(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * magnitude of x1 with the sign of x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_copysign_scalar(
+    ...args:
+      | [params?: SymOptions<NpiCopysignScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiCopysignScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy cos, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_cos(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy cosh, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_cosh(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Return the cumulative sum of the elements along a given axis.
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_cumsum(
+    ...args: [params?: SymOptions<NpiCumsumParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiCumsumParams>]
+  ): Symbol;
+
+  /**
+   * NumPy deg2rad, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_deg2rad(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy degrees, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_degrees(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
    * Alias of `_linalg_det`: Determinant of square matrices (..., N, N), batched; hidden outputs: LU
    * factors and int32 pivots.
    */
   readonly _npi_det: SymOps['_linalg_det'];
+
+  /**
+   * Extract a diagonal (2-D input) or construct a diagonal array (1-D input), NumPy diag.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_diag(
+    ...args: [params?: SymOptions<NpiDiagParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiDiagParams>]
+  ): Symbol;
+
+  /**
+   * The indices (int64, one row per axis) of the main diagonal of an array whose axes are equally
+   * long.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_diag_indices_from(
+    ...args: [params?: SymOptions<{}, 'data'>] | [data: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * A 2-D array with the flattened input on diagonal k.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_diagflat(
+    ...args:
+      | [params?: SymOptions<NpiDiagflatParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiDiagflatParams>]
+  ): Symbol;
+
+  /**
+   * The diagonal `offset` of axes axis1 and axis2, appended as the last axis (NumPy diagonal).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_diagonal(
+    ...args:
+      | [params?: SymOptions<NpiDiagonalParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiDiagonalParams>]
+  ): Symbol;
+
+  /**
+   * The n-th discrete difference along the given axis (out[i] = a[i+1] - a[i], applied n times).
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_diff(
+    ...args: [params?: SymOptions<NpiDiffParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiDiffParams>]
+  ): Symbol;
+
+  /**
+   * NumPy's dot: a scalar multiplies; otherwise the sum product over a's last axis and b's
+   * second-to-last (its only, for 1-D b).
+   *
+   * Inputs: `a`, `b`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_dot(
+    ...args:
+      | [params?: SymOptions<{}, 'a' | 'b'>]
+      | [a: Symbol, params?: SymOptions<{}, 'b'>]
+      | [a: Symbol, b: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * Splits an array along the third axis (NumPy dsplit).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_dsplit(
+    ...args:
+      | [params?: SymOptions<NpiDsplitParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiDsplitParams>]
+  ): Symbol;
+
+  /**
+   * Stacks arrays along the third axis after making them at least 3-D (NumPy dstack).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_dstack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiDstackParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiDstackParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * Differences of consecutive elements of the flattened input, with to_begin / to_end around them.
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_ediff1d(
+    ...args:
+      | [params?: SymOptions<NpiEdiff1dParams, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiEdiff1dParams, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiEdiff1dParams>]
+  ): Symbol;
 
   /**
    * Eigenvalues and right eigenvectors (columns) of real square matrices with real eigenvalues
@@ -2299,10 +3613,746 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * x1 == x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_equal(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 == x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_equal_scalar(
+    ...args:
+      | [params?: SymOptions<NpiEqualScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiEqualScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy exp, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_exp(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Inserts a new axis of size 1 into the array shape.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_expand_dims(
+    ...args:
+      | [params: SymOptions<NpiExpandDimsParams, 'data'>]
+      | [data: Symbol, params: SymOptions<NpiExpandDimsParams>]
+  ): Symbol;
+
+  /**
+   * NumPy expm1, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_expm1(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * numpy behavior exponential: scale · Exp(1); hidden output: the Exp(1) noise.
+   *
+   * No inputs.
+   */
+  _npi_exponential(params?: SymOptions<NpiExponentialParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * Return a 2-D array with ones on the diagonal and zeros elsewhere.
+   *
+   * No inputs.
+   */
+  _npi_eye(params: SymOptions<NpiEyeParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * A copy of `a` with `val` (cycled) on its main diagonal; `wrap` continues a tall 2-D matrix's
+   * diagonal.
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fill_diagonal(
+    ...args:
+      | [params: SymOptions<NpiFillDiagonalParams, 'a'>]
+      | [a: Symbol, params: SymOptions<NpiFillDiagonalParams>]
+  ): Symbol;
+
+  /**
+   * NumPy fix, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fix(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Reverses the order of elements along the given axes (all axes when None); the shape is kept.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_flip(
+    ...args: [params?: SymOptions<NpiFlipParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiFlipParams>]
+  ): Symbol;
+
+  /**
+   * NumPy floor, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_floor(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0), element-wise with NumPy broadcasting
+   * and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_floor_divide(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0) with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_floor_divide_scalar(
+    ...args:
+      | [params?: SymOptions<NpiFloorDivideScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiFloorDivideScalarParams>]
+  ): Symbol;
+
+  /**
+   * max(x1, x2) ignoring NaN, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fmax(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * max(x1, x2) ignoring NaN with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fmax_scalar(
+    ...args:
+      | [params?: SymOptions<NpiFmaxScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiFmaxScalarParams>]
+  ): Symbol;
+
+  /**
+   * min(x1, x2) ignoring NaN, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fmin(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * min(x1, x2) ignoring NaN with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fmin_scalar(
+    ...args:
+      | [params?: SymOptions<NpiFminScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiFminScalarParams>]
+  ): Symbol;
+
+  /**
+   * C fmod: remainder with the sign of x1, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fmod(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * C fmod: remainder with the sign of x1 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_fmod_scalar(
+    ...args:
+      | [params?: SymOptions<NpiFmodScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiFmodScalarParams>]
+  ): Symbol;
+
+  /**
+   * fill target with a scalar value
+   *
+   * No inputs.
+   */
+  _npi_full(params?: SymOptions<NpiFullParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * An array of the shape (and, without dtype, the dtype) of `a`, filled with fill_value.
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_full_like(
+    ...args:
+      | [params: SymOptions<NpiFullLikeParams & { readonly ctx?: string }, 'a'>]
+      | [a: Symbol, params: SymOptions<NpiFullLikeParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * Numpy behavior gamma: Gamma(shape, scale) samples; implicit reparameterization gradient w.r.t. a
+   * tensor shape.
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_gamma(
+    ...args:
+      | [params?: SymOptions<NpiGammaParams & { readonly ctx?: string }, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiGammaParams & { readonly ctx?: string }, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiGammaParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * Alias of `gather_nd`: Gathers elements or slices of `data` at the index tuples in the rows of
+   * `indices` (M, Y...): output (Y..., X_M, ...). Negative indices wrap; others out of range are an
+   * IndexError.
+   */
+  readonly _npi_gather_nd: SymOps['gather_nd'];
+
+  /**
+   * NumPy gcd of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_gcd(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy gcd with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_gcd_scalar(
+    ...args:
+      | [params?: SymOptions<NpiGcdScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiGcdScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 > x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_greater(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 >= x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_greater_equal(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 >= x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_greater_equal_scalar(
+    ...args:
+      | [params?: SymOptions<NpiGreaterEqualScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiGreaterEqualScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 > x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_greater_scalar(
+    ...args:
+      | [params?: SymOptions<NpiGreaterScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiGreaterScalarParams>]
+  ): Symbol;
+
+  /**
+   * numpy behavior gumbel: loc - scale · log(-log(u)); hidden output: the standard Gumbel noise.
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_gumbel(
+    ...args:
+      | [params?: SymOptions<NpiGumbelParams & { readonly ctx?: string }, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiGumbelParams & { readonly ctx?: string }, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiGumbelParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * The Hamming: 0.54 - 0.46 cos(2πn/(M-1)) window of M points (1 for M = 1, empty for M <= 0).
+   *
+   * No inputs.
+   */
+  _npi_hamming(params?: SymOptions<NpiHammingParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * The Hanning: 0.5 - 0.5 cos(2πn/(M-1)) window of M points (1 for M = 1, empty for M <= 0).
+   *
+   * No inputs.
+   */
+  _npi_hanning(params?: SymOptions<NpiHanningParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * Alias of `_histogram`: Histogram of the input: bin_cnt equal bins over range, or the bin edges as
+   * a second input; outputs the counts (int64) and the edges.
+   */
+  readonly _npi_histogram: SymOps['_histogram'];
+
+  /**
+   * Splits an array horizontally: along axis 1, or axis 0 for 1-D input (NumPy hsplit).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_hsplit(
+    ...args:
+      | [params?: SymOptions<NpiHsplitParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiHsplitParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of a split: zeros shaped like the data with each output gradient added into its part.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _npi_hsplit_backward(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiHsplitBackwardParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiHsplitBackwardParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * Stacks arrays horizontally (column wise): along axis 1, or axis 0 for 1-D inputs (NumPy hstack).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_hstack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiHstackParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiHstackParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * sqrt(x1² + x2²), element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_hypot(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * sqrt(x1² + x2²) with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_hypot_scalar(
+    ...args:
+      | [params?: SymOptions<NpiHypotScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiHypotScalarParams>]
+  ): Symbol;
+
+  /**
+   * Return a new identity array of given shape, type, and context.
+   *
+   * No inputs.
+   */
+  _npi_identity(params?: SymOptions<NpiIdentityParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * Return an array representing the indices of a grid.
+   *
+   * No inputs.
+   */
+  _npi_indices(params: SymOptions<NpiIndicesParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * One-dimensional piecewise-linear interpolation of (xp, fp) at x (float64).
+   *
+   * Inputs: `xp`, `fp`, `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_interp(
+    ...args:
+      | [params?: SymOptions<NpiInterpParams, 'xp' | 'fp' | 'x'>]
+      | [xp: Symbol, params?: SymOptions<NpiInterpParams, 'fp' | 'x'>]
+      | [xp: Symbol, fp: Symbol, params?: SymOptions<NpiInterpParams, 'x'>]
+      | [xp: Symbol, fp: Symbol, x: Symbol, params?: SymOptions<NpiInterpParams>]
+  ): Symbol;
+
+  /**
    * Alias of `_linalg_inverse`: Inverse of square matrices (..., N, N), batched. Singular input:
    * "Singular matrix".
    */
   readonly _npi_inv: SymOps['_linalg_inverse'];
+
+  /**
+   * NumPy isfinite, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_isfinite(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy isinf, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_isinf(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy isnan, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_isnan(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy isneginf, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_isneginf(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy isposinf, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_isposinf(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy's kron: the Kronecker product (shapes padded with leading 1s; out dim i = a_i * b_i).
+   *
+   * Inputs: `a`, `b`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_kron(
+    ...args:
+      | [params?: SymOptions<{}, 'a' | 'b'>]
+      | [a: Symbol, params?: SymOptions<{}, 'b'>]
+      | [a: Symbol, b: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * numpy behavior laplace: loc + scale · Laplace(0, 1).
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_laplace(
+    ...args:
+      | [params?: SymOptions<NpiLaplaceParams & { readonly ctx?: string }, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiLaplaceParams & { readonly ctx?: string }, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiLaplaceParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * NumPy lcm of integers, with broadcasting
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_lcm(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * NumPy lcm with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_lcm_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLcmScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLcmScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 * 2 ** x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_ldexp(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 * 2 ** x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_ldexp_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLdexpScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLdexpScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 < x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_less(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 <= x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_less_equal(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 <= x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_less_equal_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLessEqualScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLessEqualScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 < x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_less_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLessScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLessScalarParams>]
+  ): Symbol;
+
+  /**
+   * Return evenly spaced numbers over a specified interval. Similar to Numpy
+   *
+   * No inputs.
+   */
+  _npi_linspace(params: SymOptions<NpiLinspaceParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * NumPy log, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_log(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy log10, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_log10(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy log1p, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_log1p(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy log2, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_log2(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * log(exp(x1) + exp(x2)) without overflow, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logaddexp(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * log(exp(x1) + exp(x2)) without overflow with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logaddexp_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLogaddexpScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLogaddexpScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 and x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_and(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 and x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_and_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLogicalAndScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLogicalAndScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy logical_not, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_not(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * x1 or x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_or(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 or x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_or_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLogicalOrScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLogicalOrScalarParams>]
+  ): Symbol;
+
+  /**
+   * bool(x1) != bool(x2), element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_xor(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * bool(x1) != bool(x2) with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_logical_xor_scalar(
+    ...args:
+      | [params?: SymOptions<NpiLogicalXorScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiLogicalXorScalarParams>]
+  ): Symbol;
+
+  /**
+   * numpy behavior logistic: loc + scale · log(u / (1 - u)); hidden output: the standard logistic
+   * noise.
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_logistic(
+    ...args:
+      | [params?: SymOptions<NpiLogisticParams & { readonly ctx?: string }, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiLogisticParams & { readonly ctx?: string }, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiLogisticParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * Return numbers spaced evenly on a log scale.
+   *
+   * No inputs.
+   */
+  _npi_logspace(params: SymOptions<NpiLogspaceParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * NumPy's matmul: matrix product of the last two axes, batch axes broadcast; 1-D operands are
+   * promoted (a row or a column) and the added axis removed.
+   *
+   * Inputs: `a`, `b`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_matmul(
+    ...args:
+      | [params?: SymOptions<{}, 'a' | 'b'>]
+      | [a: Symbol, params?: SymOptions<{}, 'b'>]
+      | [a: Symbol, b: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
 
   /**
    * Rank of (..., M, N) by SVD: the count of singular values > tol (an array broadcast over the
@@ -2326,6 +4376,254 @@ export interface SymOps {
     ...args:
       | [params?: SymOptions<NpiMatrixRankNoneTolParams, 'M'>]
       | [M: Symbol, params?: SymOptions<NpiMatrixRankNoneTolParams>]
+  ): Symbol;
+
+  /**
+   * Maximum of array elements over the given axes. (MXNet 2.0 _npi_max; NumPy shapes: a full reduction
+   * is 0-d.)
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_max(
+    ...args: [params?: SymOptions<NpiMaxParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiMaxParams>]
+  ): Symbol;
+
+  /**
+   * max(x1, x2); NaN propagates, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_maximum(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * max(x1, x2); NaN propagates with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_maximum_scalar(
+    ...args:
+      | [params?: SymOptions<NpiMaximumScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiMaximumScalarParams>]
+  ): Symbol;
+
+  /**
+   * Mean of array elements over the given axes. (MXNet 2.0 _npi_mean; NumPy shapes: a full reduction
+   * is 0-d.)
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_mean(
+    ...args: [params?: SymOptions<NpiMeanParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiMeanParams>]
+  ): Symbol;
+
+  /**
+   * Minimum of array elements over the given axes. (MXNet 2.0 _npi_min; NumPy shapes: a full reduction
+   * is 0-d.)
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_min(
+    ...args: [params?: SymOptions<NpiMinParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiMinParams>]
+  ): Symbol;
+
+  /**
+   * min(x1, x2); NaN propagates, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_minimum(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * min(x1, x2); NaN propagates with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_minimum_scalar(
+    ...args:
+      | [params?: SymOptions<NpiMinimumScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiMinimumScalarParams>]
+  ): Symbol;
+
+  /**
+   * remainder with the sign of x2 (NumPy remainder); NaN (floats) or 0 (integers) where x2 == 0,
+   * element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_mod(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * remainder with the sign of x2 (NumPy remainder); NaN (floats) or 0 (integers) where x2 == 0 with a
+   * scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_mod_scalar(
+    ...args:
+      | [params?: SymOptions<NpiModScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiModScalarParams>]
+  ): Symbol;
+
+  /**
+   * Moves axes of an array to new positions; the other axes keep their order (NumPy moveaxis).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_moveaxis(
+    ...args:
+      | [params: SymOptions<NpiMoveaxisParams, 'data'>]
+      | [data: Symbol, params: SymOptions<NpiMoveaxisParams>]
+  ): Symbol;
+
+  /**
+   * Multinomial counts: n experiments over the categories of pvals (a tuple, or the 1-D input a);
+   * int64, shape size + (len(pvals),).
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _npi_multinomial(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiMultinomialParams>]
+      | [inputs: readonly Symbol[], params: SymOptions<NpiMultinomialParams>]
+  ): Symbol;
+
+  /**
+   * x1 * x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_multiply(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 * x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_multiply_scalar(
+    ...args:
+      | [params?: SymOptions<NpiMultiplyScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiMultiplyScalarParams>]
+  ): Symbol;
+
+  /**
+   * NaN to `nan`, +inf to `posinf`, -inf to `neginf` (the np layer passes the dtype limits for None)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_nan_to_num(
+    ...args:
+      | [params?: SymOptions<NpiNanToNumParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiNanToNumParams>]
+  ): Symbol;
+
+  /**
+   * NumPy negative, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_negative(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Alias of `_npx_nonzero`: The indices of the nonzero elements as an int64 (count, ndim) array,
+   * row-major order (a data-dependent shape).
+   */
+  readonly _npi_nonzero: SymOps['_npx_nonzero'];
+
+  /**
+   * Numpy behavior normal: loc + scale · N(0, 1); hidden output: the N(0, 1) noise (pathwise
+   * gradient).
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_normal(
+    ...args:
+      | [params?: SymOptions<NpiNormalParams & { readonly ctx?: string }, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiNormalParams & { readonly ctx?: string }, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiNormalParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * x1 != x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_not_equal(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 != x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_not_equal_scalar(
+    ...args:
+      | [params?: SymOptions<NpiNotEqualScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiNotEqualScalarParams>]
+  ): Symbol;
+
+  /**
+   * Return a new array of given shape, type, and context, filled with ones.
+   *
+   * No inputs.
+   */
+  _npi_ones(params?: SymOptions<NpiOnesParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * Pads an array of any rank (NumPy pad): constant, edge, reflect, symmetric, maximum or minimum.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_pad(
+    ...args: [params: SymOptions<NpiPadParams, 'data'>] | [data: Symbol, params: SymOptions<NpiPadParams>]
+  ): Symbol;
+
+  /**
+   * numpy behavior pareto (Lomax): exp(Exp(1) / a) - 1; hidden output: d sample / d a.
+   *
+   * Inputs: `input1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_pareto(
+    ...args:
+      | [params?: SymOptions<NpiParetoParams & { readonly ctx?: string }, 'input1'>]
+      | [input1: Symbol, params?: SymOptions<NpiParetoParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * The q-th percentiles over the given axes (MXNet 2.0 _npi_percentile): q from q_scalar, or a 0-/1-D
+   * input whose axis goes first in the result.
+   *
+   * Inputs: `a`, `q`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_percentile(
+    ...args:
+      | [params?: SymOptions<NpiPercentileParams, 'a' | 'q'>]
+      | [a: Symbol, params?: SymOptions<NpiPercentileParams, 'q'>]
+      | [a: Symbol, q: Symbol, params?: SymOptions<NpiPercentileParams>]
   ): Symbol;
 
   /**
@@ -2353,12 +4651,338 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * The polynomial with coefficients p (highest power first) at every element of x.
+   *
+   * Inputs: `p`, `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_polyval(
+    ...args:
+      | [params?: SymOptions<{}, 'p' | 'x'>]
+      | [p: Symbol, params?: SymOptions<{}, 'x'>]
+      | [p: Symbol, x: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 ** x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_power(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 ** x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_power_scalar(
+    ...args:
+      | [params?: SymOptions<NpiPowerScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiPowerScalarParams>]
+  ): Symbol;
+
+  /**
+   * numpy behavior power: U(0, 1]^(1/a), the power distribution with exponent a - 1.
+   *
+   * Inputs: `input1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_powerd(
+    ...args:
+      | [params?: SymOptions<NpiPowerdParams & { readonly ctx?: string }, 'input1'>]
+      | [input1: Symbol, params?: SymOptions<NpiPowerdParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * Product of array elements over the given axes. (MXNet 2.0 _npi_prod; NumPy shapes: a full
+   * reduction is 0-d.)
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_prod(
+    ...args: [params?: SymOptions<NpiProdParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiProdParams>]
+  ): Symbol;
+
+  /**
    * Reduced QR of (..., M, N): Q (..., M, K) with orthonormal columns, R (..., K, N) upper triangular,
    * K = min(M, N).
    *
    * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
    */
   _npi_qr(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy rad2deg, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rad2deg(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy radians, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_radians(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Alias of `_random_randint`: Draw random samples from a discrete uniform distribution over the
+   * half-open interval [low, high).
+   */
+  readonly _npi_random_randint: SymOps['_random_randint'];
+
+  /**
+   * arctan(x1 / x2) in the quadrant of (x2, x1) with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rarctan2_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRarctan2ScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRarctan2ScalarParams>]
+  ): Symbol;
+
+  /**
+   * numpy behavior rayleigh: scale · sqrt(-2 log(1 - u)); hidden output: the standard Rayleigh noise.
+   *
+   * No inputs.
+   */
+  _npi_rayleigh(params?: SymOptions<NpiRayleighParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * NumPy bitwise_left_shift with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rbitwise_left_shift_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRbitwiseLeftShiftScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRbitwiseLeftShiftScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy bitwise_right_shift with an integer scalar
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rbitwise_right_shift_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRbitwiseRightShiftScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRbitwiseRightShiftScalarParams>]
+  ): Symbol;
+
+  /**
+   * magnitude of x1 with the sign of x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rcopysign_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRcopysignScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRcopysignScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy reciprocal, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_reciprocal(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Repeats each element of an array (along `axis`, or of the flattened array when axis is None).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_repeat(
+    ...args:
+      | [params: SymOptions<NpiRepeatParams, 'data'>]
+      | [data: Symbol, params: SymOptions<NpiRepeatParams>]
+  ): Symbol;
+
+  /**
+   * Repeats each element of an array (its own count each, or one count for all); NumPy repeat.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_repeats(
+    ...args:
+      | [params: SymOptions<NpiRepeatsParams, 'data'>]
+      | [data: Symbol, params: SymOptions<NpiRepeatsParams>]
+  ): Symbol;
+
+  /**
+   * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0) with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rfloor_divide_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRfloorDivideScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRfloorDivideScalarParams>]
+  ): Symbol;
+
+  /**
+   * C fmod: remainder with the sign of x1 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rfmod_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRfmodScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRfmodScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy rint, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rint(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * x1 * 2 ** x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rldexp_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRldexpScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRldexpScalarParams>]
+  ): Symbol;
+
+  /**
+   * remainder with the sign of x2 (NumPy remainder); NaN (floats) or 0 (integers) where x2 == 0 with a
+   * scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rmod_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRmodScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRmodScalarParams>]
+  ): Symbol;
+
+  /**
+   * Rolls elements along the given axes (of the flattened array when axis is None); NumPy roll.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_roll(
+    ...args: [params?: SymOptions<NpiRollParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiRollParams>]
+  ): Symbol;
+
+  /**
+   * Rolls the specified axis backwards until it lies before `start` (NumPy rollaxis).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rollaxis(
+    ...args:
+      | [params: SymOptions<NpiRollaxisParams, 'data'>]
+      | [data: Symbol, params: SymOptions<NpiRollaxisParams>]
+  ): Symbol;
+
+  /**
+   * Gradient of _npi_rollaxis: the inverse permutation of the rolled output.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rollaxis_backward(
+    ...args:
+      | [params: SymOptions<NpiRollaxisBackwardParams, 'data'>]
+      | [data: Symbol, params: SymOptions<NpiRollaxisBackwardParams>]
+  ): Symbol;
+
+  /**
+   * Rotates an array by 90 degrees k times in the plane of two axes, from the first towards the
+   * second.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rot90(
+    ...args:
+      | [params?: SymOptions<NpiRot90Params, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRot90Params>]
+  ): Symbol;
+
+  /**
+   * x1 ** x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rpower_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRpowerScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRpowerScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 - x2 with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rsubtract_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRsubtractScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRsubtractScalarParams>]
+  ): Symbol;
+
+  /**
+   * x1 / x2 (integers give float32, the default float) with a scalar (reversed: scalar op x)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_rtrue_divide_scalar(
+    ...args:
+      | [params?: SymOptions<NpiRtrueDivideScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiRtrueDivideScalarParams>]
+  ): Symbol;
+
+  /**
+   * Alias of `_scatter_set_nd`: lhs with `rhs` written at the index tuples of `indices` (as
+   * scatter_nd, other elements kept). All indices are checked before any write.
+   */
+  readonly _npi_scatter_set_nd: SymOps['_scatter_set_nd'];
+
+  /**
+   * Alias of `_shuffle`: Randomly shuffle the elements along the first axis; the order inside each
+   * subarray does not change.
+   */
+  readonly _npi_shuffle: SymOps['_shuffle'];
+
+  /**
+   * NumPy sign, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_sign(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy sin, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_sin(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy sinh, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_sinh(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Alias of `_slice_assign`: lhs with the region `slice(begin, end, step)` replaced by rhs (of the
+   * region's shape).
+   */
+  readonly _npi_slice_assign: SymOps['_slice_assign'];
+
+  /** Alias of `_slice_assign_scalar`: data with the region `slice(begin, end, step)` set to `scalar`. */
+  readonly _npi_slice_assign_scalar: SymOps['_slice_assign_scalar'];
 
   /**
    * Alias of `_linalg_slogdet`: Sign and log|det| of square matrices (..., N, N), batched; hidden
@@ -2379,6 +5003,101 @@ export interface SymOps {
       | [A: Symbol, B: Symbol, params?: SymOptions<{}>]
   ): Symbol;
 
+  /** Alias of `sort`: Returns a sorted copy of an input array along the given axis. */
+  readonly _npi_sort: SymOps['sort'];
+
+  /**
+   * Splits an array into parts along an axis, at boundary indices or into `sections` parts (NumPy
+   * split).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_split(
+    ...args:
+      | [params?: SymOptions<NpiSplitParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiSplitParams>]
+  ): Symbol;
+
+  /**
+   * NumPy sqrt, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_sqrt(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy square, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_square(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Removes axes of length one (all, or those in `axis`); a (1,) array becomes 0-d (NumPy squeeze).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_squeeze(
+    ...args:
+      | [params?: SymOptions<NpiSqueezeParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiSqueezeParams>]
+  ): Symbol;
+
+  /**
+   * Joins a sequence of arrays along a new axis.
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_stack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiStackParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiStackParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * The standard deviation over the given axes, with divisor N - ddof (MXNet 2.0 _npi_std; a hidden
+   * second output is the mean).
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_std(
+    ...args: [params?: SymOptions<NpiStdParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiStdParams>]
+  ): Symbol;
+
+  /**
+   * x1 - x2, element-wise with NumPy broadcasting and type promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_subtract(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 - x2 with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_subtract_scalar(
+    ...args:
+      | [params?: SymOptions<NpiSubtractScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiSubtractScalarParams>]
+  ): Symbol;
+
+  /**
+   * Sum of array elements over the given axes. (MXNet 2.0 _npi_sum; NumPy shapes: a full reduction is
+   * 0-d.)
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_sum(
+    ...args: [params?: SymOptions<NpiSumParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiSumParams>]
+  ): Symbol;
+
   /**
    * SVD of (..., M, N), M <= N: A = UT · diag(L) · V with L descending; the largest entry of each row
    * of V is positive.
@@ -2386,6 +5105,59 @@ export interface SymOps {
    * Inputs: `A`, by position or by name; those left out become variables `<name>_<input>`.
    */
   _npi_svd(...args: [params?: SymOptions<{}, 'A'>] | [A: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Interchanges two axes of an array.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_swapaxes(
+    ...args:
+      | [params?: SymOptions<NpiSwapaxesParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiSwapaxesParams>]
+  ): Symbol;
+
+  /** Alias of `take`: Takes elements from an input array along the given axis, at the given indices. */
+  readonly _npi_take: SymOps['take'];
+
+  /**
+   * NumPy tan, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tan(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy tanh, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tanh(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * NumPy's tensordot with axes as two lists: sum products over the paired axes; the result has a's
+   * free axes then b's.
+   *
+   * Inputs: `a`, `b`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tensordot(
+    ...args:
+      | [params: SymOptions<NpiTensordotParams, 'a' | 'b'>]
+      | [a: Symbol, params: SymOptions<NpiTensordotParams, 'b'>]
+      | [a: Symbol, b: Symbol, params: SymOptions<NpiTensordotParams>]
+  ): Symbol;
+
+  /**
+   * NumPy's tensordot with an int: sum products over a's last `axes` axes and b's first `axes` axes.
+   *
+   * Inputs: `a`, `b`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tensordot_int_axes(
+    ...args:
+      | [params: SymOptions<NpiTensordotIntAxesParams, 'a' | 'b'>]
+      | [a: Symbol, params: SymOptions<NpiTensordotIntAxesParams, 'b'>]
+      | [a: Symbol, b: Symbol, params: SymOptions<NpiTensordotIntAxesParams>]
+  ): Symbol;
 
   /**
    * Inverse of an N-d array with respect to tensordot: shape a.shape[ind:] + a.shape[:ind].
@@ -2411,10 +5183,233 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Repeats the whole array multiple times (reps per axis, aligned from the right).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tile(
+    ...args: [params: SymOptions<NpiTileParams, 'data'>] | [data: Symbol, params: SymOptions<NpiTileParams>]
+  ): Symbol;
+
+  /**
+   * Sum along a diagonal of the 2-D sub-arrays on (axis1, axis2), `offset` above (+) or below (-) the
+   * main one.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_trace(
+    ...args:
+      | [params?: SymOptions<NpiTraceParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiTraceParams>]
+  ): Symbol;
+
+  /**
+   * An array with ones at and below the given diagonal and zeros elsewhere.
+   *
+   * No inputs.
+   */
+  _npi_tri(params: SymOptions<NpiTriParams & { readonly ctx?: string }>): Symbol;
+
+  /**
+   * The lower triangle of the last two axes (elements above diagonal k zeroed); a 1-D input is the
+   * rows of a square matrix.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_tril(
+    ...args: [params?: SymOptions<NpiTrilParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiTrilParams>]
+  ): Symbol;
+
+  /**
+   * Row and column indices (int64) of the lower triangle (diagonal k) of an n × m matrix.
+   *
+   * No inputs.
+   */
+  _npi_tril_indices(params: SymOptions<NpiTrilIndicesParams>): Symbol;
+
+  /**
+   * The upper triangle of the last two axes (elements below diagonal k zeroed); a 1-D input is the
+   * rows of a square matrix.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_triu(
+    ...args: [params?: SymOptions<NpiTriuParams, 'data'>] | [data: Symbol, params?: SymOptions<NpiTriuParams>]
+  ): Symbol;
+
+  /**
+   * x1 / x2 (integers give float32, the default float), element-wise with NumPy broadcasting and type
+   * promotion
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_true_divide(
+    ...args:
+      | [params?: SymOptions<{}, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params?: SymOptions<{}, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * x1 / x2 (integers give float32, the default float) with a scalar (x op scalar)
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_true_divide_scalar(
+    ...args:
+      | [params?: SymOptions<NpiTrueDivideScalarParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiTrueDivideScalarParams>]
+  ): Symbol;
+
+  /**
+   * NumPy trunc, element-wise
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_trunc(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * numpy behavior uniform: samples from U[low, high) (scalar or tensor low/high, broadcast to size).
+   *
+   * Inputs: `input1`, `input2`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_uniform(
+    ...args:
+      | [params?: SymOptions<NpiUniformParams & { readonly ctx?: string }, 'input1' | 'input2'>]
+      | [input1: Symbol, params?: SymOptions<NpiUniformParams & { readonly ctx?: string }, 'input2'>]
+      | [input1: Symbol, input2: Symbol, params?: SymOptions<NpiUniformParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * The sorted unique elements of an array (flattened, or slices along axis), with optional first
+   * indices, inverse indices and counts.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_unique(
+    ...args:
+      | [params?: SymOptions<NpiUniqueParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<NpiUniqueParams>]
+  ): Symbol;
+
+  /**
+   * Alias of `_unravel_index`: Flat indices → one row of coordinates per axis of `shape` (NumPy
+   * unravel_index, C order).
+   */
+  readonly _npi_unravel_index: SymOps['_unravel_index'];
+
+  /**
+   * The variance over the given axes, with divisor N - ddof (MXNet 2.0 _npi_var; a hidden second
+   * output is the mean).
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_var(
+    ...args: [params?: SymOptions<NpiVarParams, 'a'>] | [a: Symbol, params?: SymOptions<NpiVarParams>]
+  ): Symbol;
+
+  /**
+   * Stacks arrays vertically (row wise): 1-D inputs become rows (NumPy vstack).
+   *
+   * Inputs: any number of Symbols, by position or as one array; `num_args` is set to their count.
+   */
+  _npi_vstack(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<NpiVstackParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<NpiVstackParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
+   * numpy behavior weibull: Exp(1)^(1/a); hidden output: d sample / d a.
+   *
+   * Inputs: `input1`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_weibull(
+    ...args:
+      | [params?: SymOptions<NpiWeibullParams & { readonly ctx?: string }, 'input1'>]
+      | [input1: Symbol, params?: SymOptions<NpiWeibullParams & { readonly ctx?: string }>]
+  ): Symbol;
+
+  /**
+   * condition != 0 ? x : y, element-wise with NumPy broadcasting of all three inputs
+   *
+   * Inputs: `condition`, `x`, `y`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_where(
+    ...args:
+      | [params?: SymOptions<{}, 'condition' | 'x' | 'y'>]
+      | [condition: Symbol, params?: SymOptions<{}, 'x' | 'y'>]
+      | [condition: Symbol, x: Symbol, params?: SymOptions<{}, 'y'>]
+      | [condition: Symbol, x: Symbol, y: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
+  /**
+   * condition != 0 ? scalar : y (x given as a scalar), with broadcasting
+   *
+   * Inputs: `condition`, `y`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_where_lscalar(
+    ...args:
+      | [params?: SymOptions<NpiWhereLscalarParams, 'condition' | 'y'>]
+      | [condition: Symbol, params?: SymOptions<NpiWhereLscalarParams, 'y'>]
+      | [condition: Symbol, y: Symbol, params?: SymOptions<NpiWhereLscalarParams>]
+  ): Symbol;
+
+  /**
+   * condition != 0 ? x : scalar (y given as a scalar), with broadcasting
+   *
+   * Inputs: `condition`, `x`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _npi_where_rscalar(
+    ...args:
+      | [params?: SymOptions<NpiWhereRscalarParams, 'condition' | 'x'>]
+      | [condition: Symbol, params?: SymOptions<NpiWhereRscalarParams, 'x'>]
+      | [condition: Symbol, x: Symbol, params?: SymOptions<NpiWhereRscalarParams>]
+  ): Symbol;
+
+  /**
+   * condition != 0 ? x : y with both scalars; float32 as MXNet 2.0
+   *
+   * Inputs: `condition`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_where_scalar2(
+    ...args:
+      | [params?: SymOptions<NpiWhereScalar2Params, 'condition'>]
+      | [condition: Symbol, params?: SymOptions<NpiWhereScalar2Params>]
+  ): Symbol;
+
+  /**
+   * Return a new array of given shape, type, and context, filled with zeros.
+   *
+   * No inputs.
+   */
+  _npi_zeros(params?: SymOptions<NpiZerosParams & { readonly ctx?: string }>): Symbol;
+
+  /**
    * Alias of `Activation`: Elementwise activation: relu, sigmoid, log_sigmoid, mish, tanh, softrelu
    * (softplus) or softsign.
    */
   readonly _npx_activation: SymOps['Activation'];
+
+  /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
+  readonly _npx_add_n: SymOps['add_n'];
+
+  /**
+   * Alias of `batch_dot`: Batchwise dot product: (B..., m, k) · (B..., k, n) → (B..., m, n), with
+   * optional transposes of the trailing matrices.
+   */
+  readonly _npx_batch_dot: SymOps['batch_dot'];
+
+  /**
+   * Alias of `Flatten`: Flattens the input array into a 2-D array by collapsing the higher dimensions:
+   * (d0, d1*...*dk).
+   */
+  readonly _npx_batch_flatten: SymOps['Flatten'];
 
   /**
    * Alias of `BatchNorm`: Batch normalization. Normalizes a data batch by mean and variance, and
@@ -2427,10 +5422,25 @@ export interface SymOps {
   readonly _npx_batch_norm: SymOps['BatchNorm'];
 
   /**
+   * Alias of `broadcast_like`: Broadcasts lhs to the shape of rhs (or only on lhs_axes, taking sizes
+   * from rhs_axes).
+   */
+  readonly _npx_broadcast_like: SymOps['broadcast_like'];
+
+  /** Alias of `Cast`: cast every element to `dtype` (kernels per backend; not a SimpleOp) */
+  readonly _npx_cast: SymOps['Cast'];
+
+  /**
    * Alias of `Convolution`: N-D convolution (cross-correlation) of (N, C, spatial...) data with
    * (num_filter, C/num_group, kernel...) weights, plus bias.
    */
   readonly _npx_convolution: SymOps['Convolution'];
+
+  /**
+   * Alias of `CTCLoss`: Connectionist Temporal Classification Loss: data (sequence_length, batch_size,
+   * alphabet_size) activations, label (batch_size, label_sequence_length); out (batch_size).
+   */
+  readonly _npx_ctc_loss: SymOps['CTCLoss'];
 
   /**
    * Alias of `Deconvolution`: Transposed convolution (the data gradient of Convolution): (N, C, in...)
@@ -2445,10 +5455,52 @@ export interface SymOps {
   readonly _npx_dropout: SymOps['Dropout'];
 
   /**
+   * Alias of `Embedding`: Maps integer indices to vector representations (embeddings): for an input of
+   * shape (d1, ..., dK) the output has shape (d1, ..., dK, output_dim).
+   */
+  readonly _npx_embedding: SymOps['Embedding'];
+
+  /** Alias of `erf`: Gauss error function */
+  readonly _npx_erf: SymOps['erf'];
+
+  /** Alias of `erfinv`: inverse Gauss error function */
+  readonly _npx_erfinv: SymOps['erfinv'];
+
+  /**
    * Alias of `FullyConnected`: Applies a linear transformation: out = data · weightᵀ + bias (weight is
    * (num_hidden, num_input)).
    */
   readonly _npx_fully_connected: SymOps['FullyConnected'];
+
+  /** Alias of `gamma`: gamma function */
+  readonly _npx_gamma: SymOps['gamma'];
+
+  /** Alias of `gammaln`: log |gamma(x)| */
+  readonly _npx_gammaln: SymOps['gammaln'];
+
+  /**
+   * Alias of `gather_nd`: Gathers elements or slices of `data` at the index tuples in the rows of
+   * `indices` (M, Y...): output (Y..., X_M, ...). Negative indices wrap; others out of range are an
+   * IndexError.
+   */
+  readonly _npx_gather_nd: SymOps['gather_nd'];
+
+  /**
+   * Alias of `GroupNorm`: Group normalization. The input channels are separated into num_groups
+   * groups, each containing num_channels / num_groups channels; the mean and standard deviation are
+   * calculated separately over each group: data = data.reshape((N, num_groups, C // num_groups, ...)),
+   * out = (data - mean(data, axis)) / sqrt(var(data, axis) + eps) * gamma + beta, with per-channel
+   * gamma and beta.
+   */
+  readonly _npx_group_norm: SymOps['GroupNorm'];
+
+  /**
+   * Alias of `InstanceNorm`: Applies instance normalization to the n-dimensional input array: out = (x
+   * - mean[x]) / sqrt(var[x] + eps) * gamma + beta, where mean and var are taken over the spatial axes
+   * of each sample and channel; gamma and beta have shape (C,). Data must have rank >= 3 with the
+   * channel on axis 1.
+   */
+  readonly _npx_instance_norm: SymOps['InstanceNorm'];
 
   /**
    * Alias of `LayerNorm`: Layer normalization. Normalizes the channels of the input tensor by mean and
@@ -2474,8 +5526,44 @@ export interface SymOps {
    */
   readonly _npx_masked_softmax: SymOps['masked_softmax'];
 
+  /**
+   * The indices of the nonzero elements as an int64 (count, ndim) array, row-major order (a
+   * data-dependent shape).
+   *
+   * Inputs: `x`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npx_nonzero(...args: [params?: SymOptions<{}, 'x'>] | [x: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Alias of `norm`: Computes the norm on an NDArray. This operator computes the norm on an NDArray
+   * with the specified axis, depending on the value of the ord parameter. By default, it computes the
+   * L2 norm on the entire array.
+   */
+  readonly _npx_norm: SymOps['norm'];
+
+  /**
+   * Alias of `one_hot`: Returns a one-hot array: indices of shape s give shape s + (depth,), on_value
+   * where the last index equals the input.
+   */
+  readonly _npx_one_hot: SymOps['one_hot'];
+
+  /**
+   * Alias of `Pad`: Pads an input array with a constant or edge values of the array (4-D or 5-D,
+   * spatial axes only).
+   */
+  readonly _npx_pad: SymOps['Pad'];
+
+  /**
+   * Alias of `pick`: Picks elements from an input array according to the input indices along the given
+   * axis.
+   */
+  readonly _npx_pick: SymOps['pick'];
+
   /** Alias of `Pooling`: Max, average, sum or Lp pooling over the spatial axes of 3-D, 4-D or 5-D data. */
   readonly _npx_pooling: SymOps['Pooling'];
+
+  /** Alias of `relu`: max(x, 0); NaN propagates */
+  readonly _npx_relu: SymOps['relu'];
 
   /**
    * Alias of `reshape_like`: Reshapes lhs (or its dims [lhs_begin, lhs_end)) to the shape of rhs (or
@@ -2485,10 +5573,49 @@ export interface SymOps {
   readonly _npx_reshape_like: SymOps['reshape_like'];
 
   /**
+   * Alias of `SequenceLast`: Takes the last element of a sequence: (max_sequence_length, batch, ...)
+   * gives (batch, ...).
+   */
+  readonly _npx_sequence_last: SymOps['SequenceLast'];
+
+  /** Alias of `SequenceMask`: Sets all elements outside the sequence to a constant value. */
+  readonly _npx_sequence_mask: SymOps['SequenceMask'];
+
+  /**
+   * Alias of `SequenceReverse`: Reverses the elements of each sequence (the first sequence_length
+   * positions along axis 0).
+   */
+  readonly _npx_sequence_reverse: SymOps['SequenceReverse'];
+
+  /** Alias of `sigmoid`: 1 / (1 + exp(-x)) */
+  readonly _npx_sigmoid: SymOps['sigmoid'];
+
+  /**
+   * Alias of `slice`: Slices a region of the array (begin/end/step per axis; None means the whole
+   * axis).
+   */
+  readonly _npx_slice: SymOps['slice'];
+
+  /** Alias of `SliceChannel`: Splits an array along a particular axis into multiple equal sub-arrays. */
+  readonly _npx_slice_channel: SymOps['SliceChannel'];
+
+  /**
+   * Alias of `slice_like`: Slices the first input to the shape of the second (on all axes, or only on
+   * `axes`).
+   */
+  readonly _npx_slice_like: SymOps['slice_like'];
+
+  /**
    * Alias of `softmax`: Softmax along `axis`: exp((x - max) / T) / sum(exp((x - max) / T)); optional
    * lengths and output dtype.
    */
   readonly _npx_softmax: SymOps['softmax'];
+
+  /** Alias of `softsign`: x / (1 + |x|) */
+  readonly _npx_softsign: SymOps['softsign'];
+
+  /** Alias of `BlockGrad`: identity forward, zero gradient */
+  readonly _npx_stop_gradient: SymOps['BlockGrad'];
 
   /**
    * Alias of `topk`: Returns the top *k* elements in an input array along the given axis. The returned
@@ -2604,6 +5731,52 @@ export interface SymOps {
     ...args:
       | [params?: SymOptions<RpowerScalarParams, 'data'>]
       | [data: Symbol, params?: SymOptions<RpowerScalarParams>]
+  ): Symbol;
+
+  /**
+   * lhs with `rhs` written at the index tuples of `indices` (as scatter_nd, other elements kept). All
+   * indices are checked before any write.
+   *
+   * Inputs: `lhs`, `rhs`, `indices`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _scatter_set_nd(
+    ...args:
+      | [params?: SymOptions<ScatterSetNdParams, 'lhs' | 'rhs' | 'indices'>]
+      | [lhs: Symbol, params?: SymOptions<ScatterSetNdParams, 'rhs' | 'indices'>]
+      | [lhs: Symbol, rhs: Symbol, params?: SymOptions<ScatterSetNdParams, 'indices'>]
+      | [lhs: Symbol, rhs: Symbol, indices: Symbol, params?: SymOptions<ScatterSetNdParams>]
+  ): Symbol;
+
+  /**
+   * Randomly shuffle the elements along the first axis; the order inside each subarray does not
+   * change.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _shuffle(...args: [params?: SymOptions<{}, 'data'>] | [data: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * lhs with the region `slice(begin, end, step)` replaced by rhs (of the region's shape).
+   *
+   * Inputs: `lhs`, `rhs`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _slice_assign(
+    ...args:
+      | [params: SymOptions<SliceAssignParams, 'lhs' | 'rhs'>]
+      | [lhs: Symbol, params: SymOptions<SliceAssignParams, 'rhs'>]
+      | [lhs: Symbol, rhs: Symbol, params: SymOptions<SliceAssignParams>]
+  ): Symbol;
+
+  /**
+   * data with the region `slice(begin, end, step)` set to `scalar`.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _slice_assign_scalar(
+    ...args:
+      | [params: SymOptions<SliceAssignScalarParams, 'data'>]
+      | [data: Symbol, params: SymOptions<SliceAssignScalarParams>]
   ): Symbol;
 
   /** Alias of `add_n`: the element-wise sum of num_args arrays of one shape (MXNet ElementWiseSum) */
@@ -2866,6 +6039,18 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of a split: zeros shaped like the data with each output gradient added into its part.
+   *
+   * Inputs: any number of Symbols, by position or as one array.
+   */
+  _split_v2_backward(
+    ...args:
+      | [...inputs: Symbol[], params: SymOptions<SplitV2BackwardParams>]
+      | [inputs: readonly Symbol[], params?: SymOptions<SplitV2BackwardParams>]
+      | Symbol[]
+  ): Symbol;
+
+  /**
    * Computes the square sum of array elements over a given axis for row-sparse matrix (a fused square
    * and sum whose gradient stays row_sparse).
    *
@@ -2879,6 +6064,17 @@ export interface SymOps {
 
   /** Alias of `elemwise_sub`: x - y, element-wise (identical shapes) */
   readonly _sub: SymOps['elemwise_sub'];
+
+  /**
+   * Flat indices → one row of coordinates per axis of `shape` (NumPy unravel_index, C order).
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _unravel_index(
+    ...args:
+      | [params?: SymOptions<UnravelIndexParams, 'data'>]
+      | [data: Symbol, params?: SymOptions<UnravelIndexParams>]
+  ): Symbol;
 
   /**
    * fill target with zeros
@@ -3509,6 +6705,20 @@ export interface SymOps {
    */
   gammaln(...args: [params?: SymOptions<{}, 'data'>] | [data: Symbol, params?: SymOptions<{}>]): Symbol;
 
+  /**
+   * Gathers elements or slices of `data` at the index tuples in the rows of `indices` (M, Y...):
+   * output (Y..., X_M, ...). Negative indices wrap; others out of range are an IndexError.
+   *
+   * Inputs: `data`, `indices`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  gather_nd(
+    ...args:
+      | [params?: SymOptions<{}, 'data' | 'indices'>]
+      | [data: Symbol, params?: SymOptions<{}, 'indices'>]
+      | [data: Symbol, indices: Symbol, params?: SymOptions<{}>]
+  ): Symbol;
+
   /** Alias of `_copy`: a copy of the input */
   readonly identity: SymOps['_copy'];
 
@@ -4039,6 +7249,12 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Alias of `_shuffle`: Randomly shuffle the elements along the first axis; the order inside each
+   * subarray does not change.
+   */
+  readonly shuffle: SymOps['_shuffle'];
+
+  /**
    * 1 / (1 + exp(-x))
    *
    * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
@@ -4292,6 +7508,12 @@ export interface SymOps {
    * interval [low, high).
    */
   readonly uniform: SymOps['_random_uniform'];
+
+  /**
+   * Alias of `_unravel_index`: Flat indices → one row of coordinates per axis of `shape` (NumPy
+   * unravel_index, C order).
+   */
+  readonly unravel_index: SymOps['_unravel_index'];
 
   /**
    * condition != 0 ? x : y; condition has x.shape or is 1-D over x.shape[0]

@@ -8,6 +8,7 @@ import { installNpCreation } from './creation/index.js';
 import { installNpElementwise } from './elementwise/index.js';
 import { installNpIndexing } from './indexing/index.js';
 import { installNpLinalg } from './linalg/index.js';
+import { installNpMisc } from './misc/index.js';
 import { installNpProducts } from './products/index.js';
 import { installNpRandom } from './random/index.js';
 import { installNpReduce } from './reduce/index.js';
@@ -24,4 +25,5 @@ export function installNp(registry: OpRegistry, rt: CpuWasmRuntime): void {
   installNpLinalg(registry, rt);
   installNpRandom(registry, rt);
   installNpIndexing(registry, rt);
+  installNpMisc(registry, rt);
 }

@@ -8,11 +8,19 @@
  * parameters (`num_hidden`...) by one rule, so each function is a line: the op, its array inputs
  * and the options. Outputs are np arrays.
  */
-import { MXNetError } from '@mx/base';
+import { type Context, type DTypeName, MXNetError } from '@mx/base';
 import type { NDArray } from '../../ndarray.js';
 import type { ndarray } from '../array.js';
 import type { ArrayLike, NpContext } from '../context.js';
 import type { NpSwitches } from '../flags.js';
+import type { Size } from './random.js';
+
+/** Options of `npx.random` samplers: output dtype (default float32, as MXNet 2.0), device, `out`. */
+export interface NpxRandomOptions {
+  readonly dtype?: DTypeName;
+  readonly ctx?: Context;
+  readonly out?: NDArray;
+}
 
 /** Options of an npx operator: MXNet's parameters in camelCase (`numHidden` → `num_hidden`). */
 export type NpxOptions = Readonly<Record<string, unknown>>;
@@ -140,6 +148,64 @@ export function npxFunctions(c: NpContext) {
     gammaln: one('_npx_gammaln'),
     /** Cast (`{ dtype }`). */
     cast: one('_npx_cast'),
+
+    /** `npx.random`: MXNet 2.0's sampler extensions (python/mxnet/ndarray/numpy_extension/random.py). */
+    random: {
+      /**
+       * MXNet `npx.random.bernoulli(prob, logit, size, dtype, device)`: 1 with probability `prob`
+       * (or sigmoid(`logit`)), else 0; exactly one of them given, a number (op param) or an array
+       * (tensor input, broadcast to `size`). `_npi_bernoulli` with `{ prob | logit, is_logit, size,
+       * dtype }`; dtype float32 unless given. A number `prob` outside [0, 1] is refused here, an
+       * array one when the kernel runs (MXNet's check and wording).
+       */
+      bernoulli(
+        prob?: number | ArrayLike | null,
+        logit?: number | ArrayLike | null,
+        size?: Size,
+        options: NpxRandomOptions = {},
+      ): ndarray {
+        const noProb = prob === undefined || prob === null;
+        const noLogit = logit === undefined || logit === null;
+        if (noProb === noLogit) {
+          const show = (v: unknown) =>
+            v === undefined || v === null ? 'None' : typeof v === 'number' ? v : 'array';
+          throw new MXNetError(
+            `ValueError: Either \`prob\` or \`logit\` must be specified, but not both. Received prob=${show(prob)}, logit=${show(logit)}`,
+            { op: 'npx.random.bernoulli', hint: 'pass exactly one of prob and logit' },
+          );
+        }
+        if (typeof prob === 'number' && !(prob >= 0 && prob <= 1)) {
+          throw new MXNetError('ValueError: expect probs >= 0 && probs <= 1', {
+            op: 'npx.random.bernoulli',
+            params: { prob },
+            hint: 'prob is a probability in [0, 1]; pass logit for log-odds',
+          });
+        }
+        const dims = size === null || size === undefined ? [] : typeof size === 'number' ? [size] : [...size];
+        const isLogit = noProb;
+        const value = (isLogit ? logit : prob) as number | ArrayLike;
+        const params: Record<string, unknown> = {
+          prob: !isLogit && typeof value === 'number' ? value : null,
+          logit: isLogit && typeof value === 'number' ? value : null,
+          is_logit: isLogit,
+          // MXNet 2.0 turns size=() into None.
+          size: dims.length === 0 ? null : dims,
+          dtype: options.dtype ?? 'float32',
+        };
+        const opts = {
+          ...(options.ctx !== undefined ? { ctx: options.ctx } : {}),
+          ...(options.out !== undefined ? { out: options.out } : {}),
+        };
+        return c.withTemps((t) =>
+          c.invoke1(
+            '_npi_bernoulli',
+            typeof value === 'number' ? [] : [c.operand(value, t, undefined, options.ctx)],
+            params,
+            opts,
+          ),
+        );
+      },
+    },
 
     /** MXNet `npx.save(file, arr)`: one array, as NumPy `.npy` (a `.npz`/other name: that format). */
     async save(file: string, arr: NDArray): Promise<void> {

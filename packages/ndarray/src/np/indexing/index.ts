@@ -3,6 +3,7 @@
  * `x.get(index)` / `x.set(index, value)` compute, as data for the op-based implementation) and a
  * reference indexer over flat arrays. docs/design/np.md, "Indexing".
  */
+export { getIndex, type NpIndex, type NpIndexItem, setIndex } from './apply.js';
 export { type NormalizedKey, type NormItem, normalizeIndex, sliceIndices, trueCount } from './normalize.js';
 export { formatIndex, parseIndex } from './parse.js';
 export {

@@ -50,7 +50,12 @@ const POWER_PAIRS: [number, number][] = [
 const SCALAR_X = [0.6, -0.9, 2.3, 1.1];
 const SCALAR = 1.7;
 
-function pointsFor(name: string, nIn: number): Point[] {
+function pointsFor(full: string, nIn: number): Point[] {
+  // np's `_npi_*` ops share the legacy ops' domains (`_npi_log` is `log`'s).
+  const name = full.replace(/^_npi_/, '');
+  if (name === 'where_lscalar' || name === 'where_rscalar')
+    return [1, 0, -2].map((c) => ({ inputs: [c, 0.4], params: { scalar: 1.7 } }));
+  if (name === 'around') return SCALAR_X.map((v) => ({ inputs: [v + 0.13], params: { decimals: 0 } }));
   if (name === 'where') {
     return [{ inputs: [1, 0.4, -1.2] }, { inputs: [0, 0.4, -1.2] }, { inputs: [-2, 1.5, 2.5] }];
   }
@@ -62,7 +67,7 @@ function pointsFor(name: string, nIn: number): Point[] {
     return [-1.3, -0.2, 0.3, 0.9].map((v) => ({ inputs: [v], params: { scalar: 1.5 } }));
   }
   if (name.endsWith('_scalar')) {
-    const xs = name === '_power_scalar' ? POSITIVE : SCALAR_X;
+    const xs = /power_scalar$/.test(name) ? POSITIVE : SCALAR_X;
     return xs.map((v) => ({ inputs: [v], params: { scalar: SCALAR, is_int: 0 } }));
   }
   if (nIn === 2) {

@@ -65,6 +65,8 @@ describe('init op definitions', () => {
     expect(reg.get('uniform').name).toBe('_random_uniform');
     expect(reg.get('random_normal').name).toBe('_random_normal');
     expect(reg.get('random_randint').name).toBe('_random_randint');
+    expect(reg.get('_npi_random_randint').name).toBe('_random_randint');
+    expect(reg.get('_random_randint').def.aliases).toEqual(['random_randint', '_npi_random_randint']);
   });
 
   it('uses MXNet defaults and writes symbol-JSON attrs', () => {

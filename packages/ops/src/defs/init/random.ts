@@ -1,6 +1,7 @@
 /**
  * The legacy samplers (MXNet `src/operator/random/sample_op.cc`): `_random_uniform`,
- * `_random_normal`, `_random_randint`, with MXNet's aliases.
+ * `_random_normal`, `_random_randint`, with MXNet's aliases (MXNet 2.0 also registers `_random_randint`
+ * as `_npi_random_randint`, the op np.random.randint calls).
  *
  * Like MXNet they request a parallel random generator bank and temp space (`SampleResource`:
  * kParallelRandom, kTempSpace), which kernels receive in `ctx.requested` in that order. The output
@@ -103,7 +104,7 @@ export function registerRandom(registry: OpRegistry): void {
 
   registry.define({
     name: '_random_randint',
-    aliases: ['random_randint'],
+    aliases: ['random_randint', '_npi_random_randint'],
     doc: 'Draw random samples from a discrete uniform distribution over the half-open interval [low, high).',
     params: {
       low: P.int({ doc: 'Lower bound of the distribution.' }),

@@ -8,6 +8,7 @@ import { registerNpCreation } from './creation/index.js';
 import { registerNpElementwise } from './elementwise/index.js';
 import { registerNpIndexing } from './indexing/index.js';
 import { registerNpLinalg } from './linalg/index.js';
+import { registerNpMisc } from './misc/index.js';
 import { registerNpProducts } from './products/index.js';
 import { registerNpRandom } from './random/index.js';
 import { registerNpReduce } from './reduce/index.js';
@@ -25,4 +26,5 @@ export function registerNp(registry: OpRegistry): void {
   registerNpLinalg(registry);
   registerNpRandom(registry);
   registerNpIndexing(registry);
+  registerNpMisc(registry);
 }

@@ -183,6 +183,7 @@ export function registerOrdering(registry: OpRegistry): void {
 
   registry.define({
     name: 'sort',
+    aliases: ['_npi_sort'],
     doc: 'Returns a sorted copy of an input array along the given axis.',
     params: SORT_PARAMS,
     numOutputs: 2,
@@ -220,6 +221,7 @@ export function registerOrdering(registry: OpRegistry): void {
 
   registry.define({
     name: 'argsort',
+    aliases: ['_npi_argsort'],
     doc: 'Returns the indices that would sort an input array along the given axis.',
     params: ARGSORT_PARAMS,
     gradient: 'zero',

@@ -12,6 +12,7 @@ import { assignShape, checkAxis, dataTypeAnyIndex, known, prod, shapeError } fro
 export function registerIndexing(registry: OpRegistry): void {
   registry.define({
     name: 'take',
+    aliases: ['_npi_take'],
     doc: 'Takes elements from an input array along the given axis, at the given indices.',
     params: {
       axis: P.int({

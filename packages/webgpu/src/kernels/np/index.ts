@@ -12,6 +12,8 @@ import { installNpIndexing } from './indexing/index.js';
 import { LEFT_OUT as indexingLeftOut } from './indexing/left-out.js';
 import { installNpLinalg } from './linalg/index.js';
 import { LEFT_OUT as linalgLeftOut } from './linalg/left-out.js';
+import { installNpMisc } from './misc/index.js';
+import { LEFT_OUT as miscLeftOut } from './misc/left-out.js';
 import { installNpProducts } from './products/index.js';
 import { LEFT_OUT as productsLeftOut } from './products/left-out.js';
 import { installNpRandom } from './random/index.js';
@@ -33,6 +35,7 @@ export function installNp(registry: OpRegistry, gpu: GpuHost): void {
   installNpLinalg(registry, gpu);
   installNpRandom(registry, gpu);
   installNpIndexing(registry, gpu);
+  installNpMisc(registry, gpu);
 }
 
 /** The np ops cpu-wasm runs that webgpu does not, with the reason (merged from each area). */
@@ -46,4 +49,5 @@ export const LEFT_OUT: Readonly<Record<string, string>> = {
   ...linalgLeftOut,
   ...randomLeftOut,
   ...indexingLeftOut,
+  ...miscLeftOut,
 };

@@ -21,7 +21,7 @@ describe('np_linalg golden cases on cpu-wasm', () => {
   it('has cases for every np linalg op (backward ops included), errors, zero-size and 1x1', () => {
     const covered = new Set(cases.map((c) => runtime.registry.get(c.op).name));
     const area =
-      /^(_backward)?_(npi|linalg)_(det|slogdet|inverse|inv|solve|tensor|cholesky|potrf|qr|svd|eig|pinv|matrix_rank)/;
+      /^(_backward)?_(npi|linalg)_(det|slogdet|inverse|inv|solve|tensorinv|tensorsolve|cholesky|potrf|qr|svd|eig|pinv|matrix_rank)/;
     const ops = runtime.registry.list().filter((o) => area.test(o.name) && o.kernels.has('cpu-wasm'));
     expect(ops.length).toBe(26);
     expect(ops.map((o) => o.name).filter((n) => !covered.has(n))).toEqual([]);

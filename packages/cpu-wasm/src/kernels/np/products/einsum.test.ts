@@ -9,7 +9,22 @@ import { describeGolden } from '../../../test-util/golden.js';
 import { createOpHarness, type HostArray } from '../../../test-util/run-op.js';
 
 describeGolden('np_products', {
-  ops: ['_npi_einsum', '_backward_npi_einsum'],
+  ops: [
+    '_npi_einsum',
+    '_backward_npi_einsum',
+    '_npi_matmul',
+    '_backward_np_matmul',
+    '_npi_dot',
+    '_backward_npi_dot',
+    '_npi_tensordot',
+    '_backward_npi_tensordot',
+    '_npi_tensordot_int_axes',
+    '_backward_npi_tensordot_int_axes',
+    '_npi_kron',
+    '_backward_npi_kron',
+    '_npi_trace',
+    '_backward_npi_trace',
+  ],
   minErrorCases: 15,
   afterErrors: (h) => {
     const a = { shape: [1, 2], dtype: 'float32' as const, data: [1, 2] };

@@ -9,8 +9,11 @@ import { DType, type DTypeName, MXNetError } from '@mx/base';
 import {
   type Attrs,
   type EinsumAttrs,
+  type EinsumOptimize,
+  type EinsumProblem,
   einsumGradient,
   einsumOptimize,
+  type OpContext,
   type OpRegistry,
   OpReq,
   type OpReqType,
@@ -29,17 +32,25 @@ const BACKEND = 'cpu-wasm';
  * integer inputs promote to int16/uint16/uint32 (int8 with uint8 gives int16), which cpu-wasm's
  * other kernels only store. Half floats would need a float32 detour; not done yet.
  */
-const DTYPES: readonly DTypeName[] = Object.freeze(
+export const EINSUM_DTYPES: readonly DTypeName[] = Object.freeze(
   (Object.keys(DType) as DTypeName[]).filter((d) => d !== 'float16' && d !== 'bfloat16'),
 );
 
-export function installEinsum(registry: OpRegistry, rt: CpuWasmRuntime): void {
-  if (!registry.has('_npi_einsum')) return;
+/** The einsum executor of a runtime, over its registered `batch_dot` kernel for GEMM steps. */
+export function einsumExecutor(registry: OpRegistry, rt: CpuWasmRuntime): EinsumExecutor {
   const bd = registry.find('batch_dot');
-  const exec = new EinsumExecutor(rt, bd === undefined ? undefined : registry.kernel(bd, BACKEND));
+  return new EinsumExecutor(rt, bd === undefined ? undefined : registry.kernel(bd, BACKEND));
+}
+
+export function installEinsum(
+  registry: OpRegistry,
+  rt: CpuWasmRuntime,
+  exec: EinsumExecutor = einsumExecutor(registry, rt),
+): void {
+  if (!registry.has('_npi_einsum')) return;
 
   registry.registerKernel<EinsumAttrs & Attrs>('_npi_einsum', BACKEND, {
-    dtypes: DTYPES,
+    dtypes: EINSUM_DTYPES,
     compute(attrs, ctx, inputs, req, outputs) {
       const ins = inputs as readonly Blob[];
       const out = outputs[0] as Blob;
@@ -60,42 +71,75 @@ export function installEinsum(registry: OpRegistry, rt: CpuWasmRuntime): void {
   });
 
   registry.registerKernel<EinsumAttrs & Attrs>('_backward_npi_einsum', BACKEND, {
-    dtypes: DTYPES,
+    dtypes: EINSUM_DTYPES,
     compute(attrs, ctx, inputs, req, outputs) {
       const [ograd, ...ops] = inputs as readonly Blob[];
-      const shapes = ops.map((b) => b.shape);
-      const p = parseEinsum(attrs.subscripts, shapes);
-      const blobOf = (operand: number) => (operand < 0 ? ograd : ops[operand]) as Blob;
-      (outputs as readonly Blob[]).forEach((grad, i) => {
-        const rq: OpReqType = req[i] ?? OpReq.write;
-        if (rq === OpReq.null || grad.size === 0) return;
-        const g = einsumGradient(p, shapes, i);
-        const terms = g.terms.map((t) => ({ blob: blobOf(t.operand), labels: t.labels }));
-        const run = {
-          op: '_backward_npi_einsum',
-          terms,
-          sizes: p.sizes,
-          optimize: einsumOptimize(attrs.optimize),
-        };
-        if (g.direct) {
-          exec.run(ctx, { ...run, outLabels: g.target, out: grad, req: rq });
-          return;
-        }
-        // The einsum onto the target labels in a temporary, then spread onto the operand's axes.
-        const dims = g.target.map((l) => p.sizes[l] as number);
-        const size = dims.reduce((a, b) => a * b, 1);
-        const bytes = Math.max(64, Math.ceil((size * DType[grad.dtype].bytes) / 64) * 64);
-        const tmp = rt.memory.allocator.alloc(bytes);
-        if (tmp === null) throw outOfMemory(bytes);
-        try {
-          const t: Blob = { ptr: tmp, byteOffset: 0, shape: dims, dtype: grad.dtype, size };
-          exec.run(ctx, { ...run, outLabels: g.target, out: t, req: OpReq.write });
-          spread(rt, grad, rq, g.spread, g.target, tmp, dims);
-        } finally {
-          rt.memory.allocator.free(tmp, bytes);
-        }
+      const p = parseEinsum(
+        attrs.subscripts,
+        ops.map((b) => b.shape),
+      );
+      runEinsumBackward(rt, exec, ctx, {
+        op: '_backward_npi_einsum',
+        problem: p,
+        ograd: ograd as Blob,
+        operands: ops,
+        req,
+        grads: outputs as readonly Blob[],
+        optimize: einsumOptimize(attrs.optimize),
       });
     },
+  });
+}
+
+/** One einsum gradient to run: every operand's gradient from the output gradient. */
+export interface EinsumBackwardRun {
+  readonly op: string;
+  /** The forward einsum, parsed against `operands`' shapes. */
+  readonly problem: EinsumProblem;
+  readonly ograd: Blob;
+  readonly operands: readonly Blob[];
+  readonly req: readonly OpReqType[];
+  /** One per operand, shaped like it. */
+  readonly grads: readonly Blob[];
+  readonly optimize: EinsumOptimize;
+}
+
+/**
+ * Each operand's gradient as @mx/ops `einsumGradient` says: an einsum of the output gradient with
+ * the other operands, written directly or spread onto the operand's axes through a temporary.
+ */
+export function runEinsumBackward(
+  rt: CpuWasmRuntime,
+  exec: EinsumExecutor,
+  ctx: OpContext,
+  r: EinsumBackwardRun,
+): void {
+  const p = r.problem;
+  const shapes = r.operands.map((b) => b.shape);
+  const blobOf = (operand: number) => (operand < 0 ? r.ograd : r.operands[operand]) as Blob;
+  r.grads.forEach((grad, i) => {
+    const rq: OpReqType = r.req[i] ?? OpReq.write;
+    if (rq === OpReq.null || grad.size === 0) return;
+    const g = einsumGradient(p, shapes, i);
+    const terms = g.terms.map((t) => ({ blob: blobOf(t.operand), labels: t.labels }));
+    const run = { op: r.op, terms, sizes: p.sizes, optimize: r.optimize };
+    if (g.direct) {
+      exec.run(ctx, { ...run, outLabels: g.target, out: grad, req: rq });
+      return;
+    }
+    // The einsum onto the target labels in a temporary, then spread onto the operand's axes.
+    const dims = g.target.map((l) => p.sizes[l] as number);
+    const size = dims.reduce((a, b) => a * b, 1);
+    const bytes = Math.max(64, Math.ceil((size * DType[grad.dtype].bytes) / 64) * 64);
+    const tmp = rt.memory.allocator.alloc(bytes);
+    if (tmp === null) throw outOfMemory(r.op, bytes);
+    try {
+      const t: Blob = { ptr: tmp, byteOffset: 0, shape: dims, dtype: grad.dtype, size };
+      exec.run(ctx, { ...run, outLabels: g.target, out: t, req: OpReq.write });
+      spread(rt, grad, rq, g.spread, g.target, tmp, dims);
+    } finally {
+      rt.memory.allocator.free(tmp, bytes);
+    }
   });
 }
 
@@ -128,9 +172,9 @@ function spread(
   );
 }
 
-function outOfMemory(bytes: number): MXNetError {
+function outOfMemory(op: string, bytes: number): MXNetError {
   return new MXNetError(`out of memory allocating ${bytes} bytes for an einsum gradient`, {
-    op: '_backward_npi_einsum',
+    op,
     device: 'cpu(0)',
     hint: 'free arrays first, or use smaller operands',
   });

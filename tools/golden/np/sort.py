@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Golden data for np's sorting, searching and set functions (packages/ndarray/src/np/fns/sort.test.ts),
+computed by Debian's NumPy 1.24.2 — run with /usr/bin/python3, not pyenv's python3.
+
+MXNet 2.0's rules where they differ from NumPy's, applied here:
+- where with two float scalars gives the default float, float32 (MXNet's _npi_where_scalar2);
+- argsort inputs have no ties (NumPy's default quicksort does not fix the order of ties; @mx sorts
+  stably), except the stable-kind cases where NumPy's kind='stable' is the reference.
+Case: {fn, args: [value], kwargs: {k: value}, expect: enc | [enc, ...]} or {…, error: substring};
+value = {"arr": enc} for an array, else plain JSON. Writes packages/ndarray/src/np/__golden__/sort.json.
+"""
+import json
+import pathlib
+import sys
+import warnings
+
+# This folder has a random.py (np.random's generator), which would shadow the standard library's.
+sys.path = [p for p in sys.path if pathlib.Path(p or '.').resolve() != pathlib.Path(__file__).resolve().parent]
+import numpy as np  # noqa: E402
+
+OUT = pathlib.Path(__file__).resolve().parents[3] / 'packages/ndarray/src/np/__golden__/sort.json'
+rng = np.random.default_rng(1605)
+warnings.simplefilter('ignore')
+
+
+def arr(shape, dtype, nan=False):
+    if dtype == 'bool':
+        return rng.random(shape) < 0.5
+    if dtype.startswith('int') or dtype.startswith('uint'):
+        return rng.integers(-5 if dtype.startswith('int') else 0, 6, size=shape).astype(dtype)
+    a = (rng.standard_normal(shape) * 3).round(2).astype(dtype)
+    if nan and a.size:
+        a.reshape(-1)[rng.random(a.size) < 0.3] = np.nan
+    return a
+
+
+def enc(a):
+    a = np.asarray(a)
+    vals = a.ravel().tolist()
+    if a.dtype == np.bool_:
+        vals = [bool(v) for v in vals]
+    elif a.dtype.kind == 'f':
+        vals = [None if v != v else ('Infinity' if v == float('inf') else '-Infinity' if v == -float('inf') else v)
+                for v in vals]
+    return {'shape': list(a.shape), 'dtype': str(a.dtype), 'data': vals}
+
+
+def val(v):
+    if isinstance(v, (np.ndarray, np.generic)):
+        return {'arr': enc(v)}
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+cases = []
+
+
+def add(fn, args, kwargs, expect=None, error=None):
+    c = {'fn': fn, 'args': [val(a) for a in args], 'kwargs': {k: val(v) for k, v in kwargs.items()}}
+    if error is not None:
+        c['error'] = error
+    elif isinstance(expect, (list, tuple)):
+        c['expect'] = [enc(e) for e in expect]
+    else:
+        c['expect'] = enc(expect)
+    cases.append(c)
+
+
+def err(fn, args, kwargs, call):
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001
+        add(fn, args, kwargs, error=str(e))
+        return
+    raise AssertionError(f'{fn} did not raise')
+
+
+
+F32 = 'float32'
+
+
+def camel(d):
+    return {''.join(w if i == 0 else w.capitalize() for i, w in enumerate(k.split('_'))): v for k, v in d.items()}
+
+
+def specials(n, dtype):
+    """n values with ties and (floats) NaN, +-inf and -0."""
+    if dtype.startswith('float'):
+        a = (rng.standard_normal(n) * 100).astype(dtype)
+        a[rng.random(n) < 0.2] = 1.5
+        sp = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dtype)
+        a[rng.integers(0, n, 8)] = sp[rng.integers(0, 5, 8)]
+        return a
+    info = np.iinfo(dtype)
+    a = rng.integers(max(info.min, -2**40), min(info.max, 2**40), size=n, endpoint=True).astype(dtype)
+    a[rng.integers(0, n, 10)] = a[0]
+    return a
+
+
+def perm(shape, dtype):
+    """Distinct values (no ties) of `shape`."""
+    n = int(np.prod(shape))
+    if dtype == 'bool':
+        return None
+    v = rng.permutation(n).astype(dtype if n < 100 or dtype not in ('int8', 'uint8') else 'int32')
+    if dtype.startswith('float'):
+        v = (v - n / 2) * 0.5
+    return v.astype(dtype).reshape(shape)
+
+
+# sort: dtypes, axes (None flattens), zero-size, 0-d, long lanes (the radix path) with specials.
+for dt in ['float32', 'float64', 'float16', 'int8', 'uint8', 'int32', 'int64', 'bool']:
+    for shape, axis in [((7,), -1), ((3, 4), 0), ((3, 4), 1), ((2, 3, 4), -2), ((3, 4), None), ((0,), -1),
+                        ((2, 0), 1), ((), None)]:
+        a = arr(shape, dt, nan=True)
+        add('sort', [a], {'axis': axis}, np.sort(a, axis=axis))
+for dt in ['float32', 'float64', 'int32', 'int64']:
+    a = specials(300, dt).reshape(3, 100)
+    add('sort', [a], {}, np.sort(a))
+    add('sort', [a], {'axis': None}, np.sort(a, axis=None))
+    add('sort', [a], {'axis': 0}, np.sort(a, axis=0))
+    add('sort', [a], {'kind': 'stable'}, np.sort(a, kind='stable'))
+err('sort', [np.float32(1.5)], {'axis': -1}, lambda: np.sort(np.float32(1.5), axis=-1))
+err('sort', [arr((3, 4), F32)], {'axis': 2}, lambda: np.sort(np.zeros((3, 4)), axis=2))
+a = arr((3, 4), F32)
+add('msort', [a], {}, np.sort(a, axis=0))
+
+# argsort: inputs without ties (any order of ties is NumPy-valid); stable kind with ties.
+for dt in ['float32', 'float64', 'int8', 'int32', 'int64', 'uint8', 'float16']:
+    for shape, axis in [((9,), -1), ((3, 5), 0), ((3, 5), 1), ((2, 3, 4), 1), ((3, 5), None), ((0, 2), 0)]:
+        a = perm(shape, dt)
+        add('argsort', [a], {'axis': axis}, np.argsort(a, axis=axis))
+for dt in ['float32', 'float64', 'int32', 'int64']:
+    a = specials(400, dt).reshape(2, 200)
+    add('argsort', [a], {'kind': 'stable'}, np.argsort(a, kind='stable'))
+    b = perm((2, 300), dt)
+    add('argsort', [b], {}, np.argsort(b))
+a = np.array([True, False, True, False, False])
+add('argsort', [a], {'kind': 'stable'}, np.argsort(a, kind='stable'))
+err('argsort', [arr((3,), F32)], {'axis': 1}, lambda: np.argsort(np.zeros(3), axis=1))
+
+# nonzero / flatnonzero / argwhere.
+for dt in ['float32', 'int32', 'bool', 'int64']:
+    for shape in [(7,), (3, 4), (2, 3, 4), (0, 3), ()]:
+        a = arr(shape, dt)
+        if dt != 'bool' and a.size:
+            a.reshape(-1)[rng.random(a.size) < 0.4] = 0
+        if shape != ():
+            add('nonzero', [a], {}, list(np.nonzero(a)))
+        add('flatnonzero', [a], {}, np.flatnonzero(a))
+        add('argwhere', [a], {}, np.argwhere(a))
+add('nonzero', [np.zeros((2, 3), F32)], {}, list(np.nonzero(np.zeros((2, 3)))))
+add('nonzero', [np.array(3.5, F32)], {}, [np.array([0])])
+add('nonzero', [np.array(0, 'int32')], {}, [np.array([], 'int64')])
+
+# where: three arrays with broadcasting and promotion, scalars, the 1-argument form, errors.
+cond = rng.random((3, 1)) < 0.5
+for xd, yd in [(F32, F32), (F32, 'int32'), ('int32', 'int64'), ('bool', 'int8'), ('float64', F32)]:
+    x = arr((1, 4), xd)
+    y = arr((4,), yd)
+    add('where', [cond, x, y], {}, np.where(cond, x, y))
+c2 = arr((2, 3), 'int32')
+x2 = arr((2, 3), F32)
+y2 = arr((2, 3), F32)
+add('where', [c2, x2, y2], {}, np.where(c2, x2, y2))
+x3 = arr((3, 4), F32)
+add('where', [cond, x3, 2.5], {}, np.where(cond, x3, np.float32(2.5)))
+xi = arr((3, 4), 'int32')
+add('where', [cond, 7, xi], {}, np.where(cond, np.int32(7), xi))
+add('where', [cond, xi, 1.5], {}, np.where(cond, xi, 1.5))
+add('where', [cond, 1.5, -2.5], {}, np.where(cond, 1.5, -2.5).astype(F32))
+add('where', [cond, 1, 2], {}, np.where(cond, 1, 2))
+add('where', [c2], {}, list(np.where(c2)))
+add('where', [arr((0, 2), 'bool'), arr((0, 2), F32), arr((0, 2), F32)], {}, np.zeros((0, 2), F32))
+err('where', [cond, arr((2, 4), F32), arr((4,), F32)], {},
+    lambda: np.where(cond, np.zeros((2, 4)), np.zeros(4)))
+
+# take: axis None / given, modes, scalar and 2-D indices, errors.
+a = arr((3, 4), F32)
+for idx, axis, mode in [(np.array([0, 2, 1]), None, 'raise'), (np.array([[0, 1], [3, 2]]), 1, 'raise'),
+                        (np.array([-1, 0]), 0, 'raise'), (np.array([5, -7, 1]), 1, 'wrap'),
+                        (np.array([5, -7, 1]), 1, 'clip'), (np.array([13, -1]), None, 'clip'),
+                        (np.array([], 'int64'), 0, 'raise'), (2, 1, 'raise'), (np.array([1, 0]), -1, 'raise')]:
+    add('take', [a, idx], {'axis': axis, 'mode': mode}, np.take(a, idx, axis=axis, mode=mode))
+for dt in ['int32', 'int64', 'bool', 'float64']:
+    b = arr((2, 3, 2), dt)
+    add('take', [b, np.array([1, 0, 1], 'int32')], {'axis': 1}, np.take(b, np.array([1, 0, 1]), axis=1))
+err('take', [a, np.array([3])], {'axis': 0}, lambda: np.take(a, np.array([3]), axis=0))
+err('take', [a, np.array([0, -5])], {'axis': 1}, lambda: np.take(a, np.array([0, -5]), axis=1))
+err('take', [a, np.array([0])], {'axis': 2}, lambda: np.take(a, np.array([0]), axis=2))
+
+# unique: flattened (radix path for long inputs), flags, axis, NaN collapsing, bool, empty.
+for dt in ['int32', 'int64', 'float32', 'float64', 'int8', 'bool', 'float16', 'uint8']:
+    a = arr((4, 6), dt, nan=True)
+    add('unique', [a], {}, np.unique(a))
+    add('unique', [a], {'return_index': True, 'return_inverse': True, 'return_counts': True},
+        list(np.unique(a, return_index=True, return_inverse=True, return_counts=True)))
+for dt in ['int32', 'int64', 'float32', 'float64']:
+    a = specials(500, dt)
+    add('unique', [a], {}, np.unique(a))
+    add('unique', [a], {'return_counts': True}, list(np.unique(a, return_counts=True)))
+    add('unique', [a], {'return_inverse': True}, list(np.unique(a, return_inverse=True)))
+    add('unique', [a], {'return_index': True}, list(np.unique(a, return_index=True)))
+b = rng.integers(0, 3, (6, 3)).astype('int32')
+b[4] = b[1]
+for axis in [0, 1, -1]:
+    add('unique', [b], {'axis': axis, 'return_index': True, 'return_inverse': True, 'return_counts': True},
+        list(np.unique(b, axis=axis, return_index=True, return_inverse=True, return_counts=True)))
+add('unique', [np.zeros((0,), F32)], {}, np.unique(np.zeros((0,), F32)))
+add('unique', [np.array(2.5, F32)], {}, np.unique(np.array(2.5, F32)))
+err('unique', [b], {'axis': 2}, lambda: np.unique(b, axis=2))
+
+# extract.
+cnd = arr((3, 4), 'int32')
+add('extract', [cnd, a := arr((3, 4), F32)], {}, np.extract(cnd, a))
+add('extract', [np.mod(np.arange(6).reshape(2, 3), 2) == 0, np.arange(6, dtype='int64').reshape(2, 3)], {},
+    np.extract(np.mod(np.arange(6).reshape(2, 3), 2) == 0, np.arange(6).reshape(2, 3)))
+
+for c in cases:
+    c['fn'] = ''.join(w if i == 0 else w.capitalize() for i, w in enumerate(c['fn'].split('_')))
+    c['kwargs'] = camel(c['kwargs'])
+OUT.write_text(json.dumps({'generator': 'tools/golden/np/sort.py', 'numpy': np.__version__, 'cases': cases}) + '\n')
+print(f'{len(cases)} cases -> {OUT}')
