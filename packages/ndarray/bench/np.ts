@@ -16,19 +16,9 @@ import { fileURLToPath } from 'node:url';
 import { type BenchResult, result, summarize } from '@mx/bench-kit';
 import { createNp, type NDArray, type Runtime } from '@mx/ndarray';
 import { PythonPeer } from './python-peer.js';
+import { rng } from './rng.js';
 
 const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../tools/peers/python/numpy_np.py');
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Workload {
   readonly name: string;

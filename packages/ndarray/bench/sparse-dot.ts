@@ -23,6 +23,7 @@ import { type BenchResult, result, summarize, writeReport } from '@mx/bench-kit'
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray, type Nd } from '@mx/ndarray';
 import { PythonPeer } from './python-peer.js';
+import { rng } from './rng.js';
 
 const ROWS = 10_000;
 const COLS = 10_000;
@@ -30,18 +31,6 @@ const N = 64;
 const DENSITY = 0.01;
 const BATCH = 10;
 const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../tools/peers/python/scipy_dot.py');
-
-/** mulberry32: a small seeded generator, so every run multiplies the same matrices. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Problem {
   readonly indptr: BigInt64Array;

@@ -6,7 +6,7 @@
  */
 import { type DTypeName, MXNetError, type Shape } from '@mx/base';
 import type { Chunk } from './chunk.js';
-import { NDArray } from './ndarray.js';
+import type { NDArray } from './ndarray.js';
 import type { Runtime } from './runtime.js';
 
 /**
@@ -15,9 +15,9 @@ import type { Runtime } from './runtime.js';
  */
 export type ArrayClass = abstract new (...args: never[]) => NDArray;
 
-/** @internal An array of class `cls` (NDArray when undefined) on `chunk`. */
+/** @internal An array of class `cls` (NDArray or a subclass) on `chunk`. */
 export function makeArray(
-  cls: ArrayClass | undefined,
+  cls: ArrayClass,
   runtime: Runtime,
   chunk: Chunk,
   shape: Shape,
@@ -25,7 +25,7 @@ export function makeArray(
   byteOffset: number,
 ): NDArray {
   type Ctor = new (r: Runtime, c: Chunk, s: Shape, d: DTypeName, o: number) => NDArray;
-  return new ((cls ?? NDArray) as unknown as Ctor)(runtime, chunk, shape, dtype, byteOffset);
+  return new (cls as unknown as Ctor)(runtime, chunk, shape, dtype, byteOffset);
 }
 
 /**

@@ -222,13 +222,13 @@ export class Runtime {
     this.#chunks++;
     this.#bytes += bytes;
     // A small array's block is a slot inside a shared slab: its views start at the slot's offset.
-    return makeArray(cls, this, chunk, shape, dtype, handle === null ? 0 : handle.byteOffset);
+    return makeArray(cls ?? NDArray, this, chunk, shape, dtype, handle === null ? 0 : handle.byteOffset);
   }
 
   /** @internal A view on `base`'s chunk. */
   view(base: NDArray, shape: Shape, byteOffset: number): NDArray {
     base.chunk.retain();
-    return makeArray(base.outputClass, this, base.chunk, shape, base.dtype, byteOffset);
+    return makeArray(base.outputClass ?? NDArray, this, base.chunk, shape, base.dtype, byteOffset);
   }
 
   /**

@@ -13,31 +13,16 @@ Writes packages/ndarray/src/np/__golden__/foundation.json.
 """
 import json
 import pathlib
+from functools import partial
 
+import common  # first: it keeps this folder's modules from shadowing the standard library's
 import numpy as np
+from common import enc
 
 OUT = pathlib.Path(__file__).resolve().parents[3] / 'packages/ndarray/src/np/__golden__/foundation.json'
 
 rng = np.random.default_rng(1616)
-
-
-def arr(shape, dtype):
-    if dtype == 'bool':
-        return rng.random(shape) < 0.5
-    if dtype.startswith('int'):
-        return rng.integers(-5, 6, size=shape).astype(dtype)
-    return (rng.standard_normal(shape) * 3).round(2).astype(dtype)
-
-
-def enc(a):
-    a = np.asarray(a)
-    vals = a.ravel().tolist()
-    if a.dtype == np.bool_:
-        vals = [bool(v) for v in vals]
-    elif a.dtype.kind == 'f':  # JSON has no NaN/Infinity: null and strings
-        vals = [None if v != v else ('Infinity' if v == float('inf') else '-Infinity' if v == -float('inf') else v)
-                for v in vals]
-    return {'shape': list(a.shape), 'dtype': str(a.dtype), 'data': vals}
+arr = partial(common.arr, rng)
 
 
 cases = []

@@ -16,79 +16,26 @@ value = {"arr": enc} for an array, else plain JSON. Writes packages/ndarray/src/
 """
 import json
 import pathlib
-import sys
 import warnings
+from functools import partial
 
-# This folder has a random.py (np.random's generator), which would shadow the standard library's.
-sys.path = [p for p in sys.path if pathlib.Path(p or '.').resolve() != pathlib.Path(__file__).resolve().parent]
-import numpy as np  # noqa: E402
+import common  # first: it keeps this folder's modules from shadowing the standard library's
+import numpy as np
+from common import camel, enc
 
 OUT = pathlib.Path(__file__).resolve().parents[3] / 'packages/ndarray/src/np/__golden__/reduce.json'
 rng = np.random.default_rng(1604)
 warnings.simplefilter('ignore')
 
-
-def arr(shape, dtype, nan=False):
-    if dtype == 'bool':
-        return rng.random(shape) < 0.5
-    if dtype.startswith('int') or dtype.startswith('uint'):
-        return rng.integers(-5 if dtype.startswith('int') else 0, 6, size=shape).astype(dtype)
-    a = (rng.standard_normal(shape) * 3).round(2).astype(dtype)
-    if nan and a.size:
-        a.reshape(-1)[rng.random(a.size) < 0.3] = np.nan
-    return a
-
-
-def enc(a):
-    a = np.asarray(a)
-    vals = a.ravel().tolist()
-    if a.dtype == np.bool_:
-        vals = [bool(v) for v in vals]
-    elif a.dtype.kind == 'f':
-        vals = [None if v != v else ('Infinity' if v == float('inf') else '-Infinity' if v == -float('inf') else v)
-                for v in vals]
-    return {'shape': list(a.shape), 'dtype': str(a.dtype), 'data': vals}
-
-
-def val(v):
-    if isinstance(v, (np.ndarray, np.generic)):
-        return {'arr': enc(v)}
-    if isinstance(v, tuple):
-        return list(v)
-    return v
-
-
-cases = []
-
-
-def add(fn, args, kwargs, expect=None, error=None):
-    c = {'fn': fn, 'args': [val(a) for a in args], 'kwargs': {k: val(v) for k, v in kwargs.items()}}
-    if error is not None:
-        c['error'] = error
-    elif isinstance(expect, (list, tuple)):
-        c['expect'] = [enc(e) for e in expect]
-    else:
-        c['expect'] = enc(expect)
-    cases.append(c)
-
-
-def err(fn, args, kwargs, call):
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001
-        add(fn, args, kwargs, error=str(e))
-        return
-    raise AssertionError(f'{fn} did not raise')
+arr = partial(common.arr, rng)
+book = common.CallCases()
+cases, add, err = book.cases, book.add, book.err
 
 
 F32 = 'float32'
 is_int = lambda a: a.dtype.kind in 'biu'  # noqa: E731
 SHAPES = [((2, 3, 4), None, False), ((2, 3, 4), 1, False), ((2, 3, 4), (0, 2), True), ((2, 3, 4), -1, True),
           ((5,), 0, False), ((), None, False), ((0, 3), 0, False), ((0, 3), 1, True)]
-
-
-def camel(d):
-    return {''.join(w if i == 0 else w.capitalize() for i, w in enumerate(k.split('_'))): v for k, v in d.items()}
 
 
 # sum / prod / mean / max / min / amax / amin, with dtype and initial.

@@ -20,7 +20,7 @@ import { type Graph, GraphNode } from '@mx/graph';
 import type { Op } from '@mx/ops';
 import { type ArrayClass, makeArray } from '../array-class.js';
 import type { InvokeOptions } from '../invoke.js';
-import type { NDArray, OpParams } from '../ndarray.js';
+import { NDArray, type OpParams } from '../ndarray.js';
 import type { Runtime } from '../runtime.js';
 import { computeDeferred } from './compute.js';
 import { type DCEntry, inplaceError, type NodeInfo } from './info.js';
@@ -315,7 +315,7 @@ export class DeferredCompute {
   ): NDArray {
     this.#placeholderVar ??= this.runtime.engine.newVariable('deferred');
     const chunk = new PendingChunk(this.#placeholderVar, ctx, this.runtime.backendFor(ctx, node.op?.name));
-    const a = makeArray(cls, this.runtime, chunk, shape, dtype, 0);
+    const a = makeArray(cls ?? NDArray, this.runtime, chunk, shape, dtype, 0);
     a.dcEntry = { node, index } satisfies DCEntry;
     return a;
   }

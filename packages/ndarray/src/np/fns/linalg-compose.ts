@@ -10,7 +10,10 @@ import { MXNetError } from '@mx/base';
 import type { NDArray } from '../../ndarray.js';
 import type { ndarray } from '../array.js';
 import type { ArrayLike, NpContext } from '../context.js';
-import { FINFO_EPS32, FINFO_EPS64 } from './linalg.js';
+
+/** The machine epsilons MXNet's Python passes to the rank ops (`np.finfo(...).eps`). */
+export const FINFO_EPS32 = 1.1920928955078125e-7;
+export const FINFO_EPS64 = 2.220446049250313e-16;
 
 type Svd3 = (a: ArrayLike, t: NDArray[]) => [ndarray, ndarray, ndarray];
 

@@ -14,14 +14,10 @@ import type { NDArray } from '../../ndarray.js';
 import type { ndarray } from '../array.js';
 import type { ArrayLike, NpContext } from '../context.js';
 import { arrayApiLinalg } from './linalg-api.js';
-import { composedLinalg } from './linalg-compose.js';
+import { composedLinalg, FINFO_EPS32, FINFO_EPS64 } from './linalg-compose.js';
 import { normFunction } from './linalg-norm.js';
 
 const isFloat = (d: DTypeName) => d === 'float16' || d === 'bfloat16' || d === 'float32' || d === 'float64';
-
-/** The machine epsilons MXNet's Python passes to the rank ops (`np.finfo(...).eps`). */
-export const FINFO_EPS32 = 1.1920928955078125e-7;
-export const FINFO_EPS64 = 2.220446049250313e-16;
 
 /** The linalg functions' shared pieces (also used by the composed ones). */
 export function linalgCore(c: NpContext) {

@@ -21,16 +21,14 @@ import { NpFlags } from '../flags.js';
 import { getIndex, type NpIndexItem, setIndex } from './apply.js';
 import { planIndex } from './plan.js';
 import { getRef, setRef } from './reference.js';
-import { ellipsis, type IndexArray, type IndexItem, s } from './types.js';
+import { isArr, maskItem, nestedList, numbers, size } from './test-util.js';
+import { ellipsis, type IndexItem, s } from './types.js';
 
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
 const c = new NpContext(rt, new NpFlags());
 afterAll(() => rt.dispose());
 
 const SEED = 1616;
-const prod = (a: readonly number[]) => a.reduce((x, y) => x * y, 1);
-const isArr = (v: unknown): v is IndexArray =>
-  typeof v === 'object' && v !== null && (v as IndexArray).kind === 'array';
 
 /** A key for `shape` drawn from a tape of naturals (fast-check shrinks the tape). */
 function buildKey(shape: readonly number[], tape: readonly number[]): IndexItem[] {
@@ -62,19 +60,13 @@ function buildKey(shape: readonly number[], tape: readonly number[]): IndexItem[
         shape: ashape,
         dtype: next(2) === 0 ? 'int64' : 'int32',
         // In [-n - 1, n]: negative wraps, and now and then one is out of range.
-        values: Array.from({ length: prod(ashape) }, () => next(2 * n + 2) - n - 1),
+        values: Array.from({ length: size(ashape) }, () => next(2 * n + 2) - n - 1),
       });
       axis++;
     } else {
-      const d = Math.max(1, Math.min(shape.length - axis, 1 + next(2)));
-      const mshape = next(10) === 0 ? [n + 1] : shape.slice(axis, axis + d);
-      key.push({
-        kind: 'array',
-        shape: mshape,
-        dtype: 'bool',
-        values: Array.from({ length: prod(mshape) }, () => next(3) !== 0),
-      });
-      axis += mshape.length;
+      const mask = maskItem(next, shape, axis, n, 10);
+      key.push(mask);
+      axis += mask.shape.length;
     }
   }
   return key;
@@ -88,15 +80,7 @@ function toNpKey(key: readonly IndexItem[], host: boolean, temps: NDArray[]): Np
   return key.map((k) => {
     if (!isArr(k)) return k;
     const vals = Array.from(k.values ?? [], (v) => (k.dtype === 'bool' ? Boolean(v) : Number(v)));
-    if (host && k.shape.length > 0 && !k.shape.includes(0)) {
-      const rows = (dim: number, base: number): unknown =>
-        dim === k.shape.length
-          ? vals[base]
-          : Array.from({ length: k.shape[dim] as number }, (_, i) =>
-              rows(dim + 1, base + i * prod(k.shape.slice(dim + 1))),
-            );
-      return rows(0, 0) as NpIndexItem;
-    }
+    if (host && k.shape.length > 0 && !k.shape.includes(0)) return nestedList(k.shape, vals) as NpIndexItem;
     const flat = c.fromValues(vals as never, k.dtype as 'bool');
     temps.push(flat);
     if (k.shape.length === 1) return flat;
@@ -119,10 +103,6 @@ function source(
   return c.view(flat, shape);
 }
 
-function numbers(a: NDArray): number[] {
-  return Array.from(a.dataSync() as ArrayLike<number | bigint>, (v) => Number(v));
-}
-
 function outcome<T>(f: () => T): { ok: true; value: T } | { ok: false; error: unknown } {
   try {
     return { ok: true, value: f() };
@@ -143,7 +123,7 @@ function emptyOutOfBounds(refError: unknown, resultSize: number): boolean {
 function emptyRegion(shape: readonly number[], key: readonly IndexItem[]): number {
   const hidden = key.map((k) => (isArr(k) && k.dtype !== 'bool' ? { ...k, values: undefined } : k));
   const r = outcome(() => planIndex(shape, hidden as IndexItem[]));
-  return r.ok ? prod(r.value.shape) : 1;
+  return r.ok ? size(r.value.shape) : 1;
 }
 
 const caseArb = fc.record({
@@ -174,7 +154,7 @@ describe('getIndex / setIndex through the ops vs the reference indexer (fast-che
       fc.assert(
         fc.property(caseArb, ({ shape, tape, single, host, int }) => {
           const key = buildKey(shape, tape);
-          const values = Array.from({ length: prod(shape) }, (_, i) => i);
+          const values = Array.from({ length: size(shape) }, (_, i) => i);
           // A key of one item, given alone — unless it is a JS list (a top-level list is a tuple).
           const alone =
             single && key.length === 1 && !(host && isArr(key[0]) && (key[0].shape.length ?? 0) > 0);
@@ -192,7 +172,7 @@ describe('getIndex / setIndex through the ops vs the reference indexer (fast-che
             });
             const what = about(shape, key, host);
             if (!got.ok) expect(got.error, what).toBeInstanceOf(MXNetError);
-            if (!ref.ok && got.ok && emptyOutOfBounds(ref.error, prod(got.value.shape))) {
+            if (!ref.ok && got.ok && emptyOutOfBounds(ref.error, size(got.value.shape))) {
               tally.emptyBounds++;
               return;
             }
@@ -225,7 +205,7 @@ describe('getIndex / setIndex through the ops vs the reference indexer (fast-che
         fc.property(caseArb, fc.array(fc.nat(4), { maxLength: 6 }), (arb, shrink) => {
           const { shape, tape, host, int } = arb;
           const key = buildKey(shape, tape);
-          const before = Array.from({ length: prod(shape) }, (_, i) => -1 - i);
+          const before = Array.from({ length: size(shape) }, (_, i) => -1 - i);
           // The region's shape (where the key selects one), and a value that broadcasts to it:
           // some axes 1, a leading axis dropped or a leading 1 added, or a JS scalar.
           const region = outcome(() => getRef(before, shape, key));
@@ -235,7 +215,7 @@ describe('getIndex / setIndex through the ops vs the reference indexer (fast-che
           if (shrink[5] === 2) V = [1, ...V];
           if (shrink[5] === 3) V = [...V.slice(0, -1), (V[V.length - 1] ?? 0) + 1]; // does not broadcast
           const scalar = shrink.length === 0;
-          const vvals = Array.from({ length: prod(V) }, (_, i) => 1000 + i);
+          const vvals = Array.from({ length: size(V) }, (_, i) => 1000 + i);
           const ref = outcome(() => setRef(before, shape, key, scalar ? 7 : { shape: V, values: vvals }));
           const temps: NDArray[] = [];
           try {
@@ -250,7 +230,7 @@ describe('getIndex / setIndex through the ops vs the reference indexer (fast-che
             });
             const what = `${about(shape, key, host)} = ${scalar ? 7 : JSON.stringify(V)}`;
             if (!got.ok) expect(got.error, what).toBeInstanceOf(MXNetError);
-            const empty = region.ok ? prod(region.value.shape) : emptyRegion(shape, key);
+            const empty = region.ok ? size(region.value.shape) : emptyRegion(shape, key);
             if (!ref.ok && got.ok && emptyOutOfBounds(ref.error, empty)) {
               expect(got.value, what).toEqual(before);
               tally.emptyBounds++;

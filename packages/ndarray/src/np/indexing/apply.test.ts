@@ -5,7 +5,6 @@
  * path: kernel bounds checks, `_npx_nonzero` counts); every tenth case also runs with JS lists
  * (host values: the planner's checks). Views: MXNet 2.0's rule, checked by storage sharing.
  */
-import { readFileSync } from 'node:fs';
 import { MXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,45 +13,15 @@ import { createRuntime } from '../../runtime.js';
 import { NpContext } from '../context.js';
 import { NpFlags } from '../flags.js';
 import { getIndex, type NpIndexItem, setIndex } from './apply.js';
+import { label, loadIndexingGolden, nestedList, numbers, type RawItem, size } from './test-util.js';
 import { ellipsis, s } from './types.js';
 
-type RawItem =
-  | number
-  | boolean
-  | null
-  | '...'
-  | { s: (number | null)[] }
-  | { f: number }
-  | { a: number[]; d: string; v: number[] };
-interface GoldenError {
-  type: string;
-  message: string;
-}
-interface GetCase {
-  shape: number[];
-  key: RawItem[];
-  error?: GoldenError;
-  result?: { shape: number[]; values: number[] };
-  mx_view?: boolean | null;
-}
-interface SetCase {
-  shape: number[];
-  key: RawItem[];
-  value_shape: number[];
-  error?: GoldenError;
-  result?: number[];
-}
-
-const golden = JSON.parse(readFileSync(new URL('./__golden__/indexing.json', import.meta.url), 'utf8')) as {
-  get: GetCase[];
-  set: SetCase[];
-};
+const golden = loadIndexingGolden();
 
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
 const c = new NpContext(rt, new NpFlags());
 afterAll(() => rt.dispose());
 
-const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 const arange = (shape: readonly number[], fill?: number) =>
   c.fromValues(
     Array.from({ length: size(shape) }, (_, i) => fill ?? i),
@@ -76,26 +45,13 @@ function decode(item: RawItem, temps: NDArray[], host: boolean): NpIndexItem {
   // JS lists hold integers or booleans only, and cannot type an empty list (NumPy's [] is an integer array).
   const listable =
     (item.d === 'bool' || item.d.startsWith('int') || item.d.startsWith('uint')) && !item.a.includes(0);
-  if (host && item.a.length > 0 && listable) {
-    // Rebuild row-major nesting: offsets multiply through the dims.
-    const rows = (dim: number, base: number): unknown =>
-      dim === item.a.length
-        ? values[base]
-        : Array.from({ length: item.a[dim] as number }, (_, i) =>
-            rows(dim + 1, base + i * size(item.a.slice(dim + 1))),
-          );
-    return rows(0, 0) as NpIndexItem;
-  }
+  if (host && item.a.length > 0 && listable) return nestedList(item.a, values) as NpIndexItem;
   const flat = c.fromValues(values as never, item.d as 'bool');
   temps.push(flat);
   if (item.a.length === 1) return flat;
   const shaped = c.view(flat, item.a);
   temps.push(shaped);
   return shaped;
-}
-
-function numbers(a: NDArray): number[] {
-  return Array.from(a.dataSync() as ArrayLike<number | bigint>, (v) => Number(v));
 }
 
 function caught(f: () => unknown): unknown {
@@ -106,9 +62,6 @@ function caught(f: () => unknown): unknown {
   }
   return undefined;
 }
-
-const label = (c0: { shape: number[]; key: RawItem[] }) =>
-  `${JSON.stringify(c0.shape)} [${JSON.stringify(c0.key)}]`;
 
 describe('np indexing get through ops (cpu-wasm), against NumPy', () => {
   it.each(golden.get.map((g, i) => [label(g), g, i] as const))('%s', (_, g, i) => {

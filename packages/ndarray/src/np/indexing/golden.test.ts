@@ -4,7 +4,6 @@
  * (sources are arange, so results are source positions), shapes, error texts, the view rule,
  * `slice` params as MXNet's `slice` op reads them, and the string form of basic keys.
  */
-import { readFileSync } from 'node:fs';
 import { MXNetError } from '@mx/base';
 import { createOpRegistry, sliceStart } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
@@ -12,52 +11,10 @@ import { parseIndex } from './parse.js';
 import { planIndex } from './plan.js';
 import { planSet } from './plan-set.js';
 import { getRef, setRef } from './reference.js';
-import { ellipsis, type IndexArray, type IndexItem, s } from './types.js';
+import { decodeItem as decode, type GoldenError, label, loadIndexingGolden, size } from './test-util.js';
+import type { IndexItem } from './types.js';
 
-type RawItem =
-  | number
-  | boolean
-  | null
-  | '...'
-  | { s: (number | null)[] }
-  | { f: number }
-  | { a: number[]; d: string; v: number[] };
-interface GoldenError {
-  type: string;
-  message: string;
-}
-interface GetCase {
-  shape: number[];
-  key: RawItem[];
-  src?: string;
-  error?: GoldenError;
-  result?: { shape: number[]; values: number[] };
-  np_view?: boolean;
-  mx_view?: boolean | null;
-}
-interface SetCase {
-  shape: number[];
-  key: RawItem[];
-  value_shape: number[];
-  src?: string;
-  error?: GoldenError;
-  result?: number[];
-}
-
-const golden = JSON.parse(readFileSync(new URL('./__golden__/indexing.json', import.meta.url), 'utf8')) as {
-  numpy: string;
-  get: GetCase[];
-  set: SetCase[];
-};
-
-function decode(item: RawItem): IndexItem {
-  if (item === '...') return ellipsis;
-  if (item === null || typeof item === 'number' || typeof item === 'boolean') return item;
-  if ('s' in item) return s(item.s[0] ?? null, item.s[1] ?? null, item.s[2] ?? null);
-  if ('f' in item) return item.f;
-  const values = item.d === 'bool' ? item.v.map((v) => v !== 0) : item.v;
-  return { kind: 'array', shape: item.a, dtype: item.d, values } satisfies IndexArray;
-}
+const golden = loadIndexingGolden();
 
 /** The same key with array values hidden (booleans keep their count): what the np layer has on device. */
 function withoutValues(key: IndexItem[]): IndexItem[] {
@@ -69,9 +26,6 @@ function withoutValues(key: IndexItem[]): IndexItem[] {
 }
 
 const arange = (n: number) => Array.from({ length: n }, (_, i) => i);
-const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
-const label = (c: { shape: number[]; key: RawItem[] }) =>
-  `${JSON.stringify(c.shape)} [${JSON.stringify(c.key)}]`;
 
 function expectNumpyError(f: () => unknown, e: GoldenError): void {
   let thrown: unknown;

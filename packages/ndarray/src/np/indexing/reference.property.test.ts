@@ -11,11 +11,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planIndex } from './plan.js';
 import { getRef, setRef } from './reference.js';
-import { ellipsis, type IndexArray, type IndexItem, type SliceIndex, s } from './types.js';
+import { isArr, maskItem, size } from './test-util.js';
+import { ellipsis, type IndexItem, type SliceIndex, s } from './types.js';
 
-const prod = (a: readonly number[]) => a.reduce((x, y) => x * y, 1);
-const isArr = (v: unknown): v is IndexArray =>
-  typeof v === 'object' && v !== null && (v as IndexArray).kind === 'array';
 const isSl = (v: unknown): v is SliceIndex =>
   typeof v === 'object' && v !== null && (v as SliceIndex).kind === 'slice';
 
@@ -48,7 +46,7 @@ type B = number | SliceIndex | null;
 
 /** Basic indexing by recursion over axes: flat source positions and the result shape. */
 function basicPositions(shape: readonly number[], key: readonly B[]): { shape: number[]; pos: number[] } {
-  const strides = shape.map((_, i) => prod(shape.slice(i + 1)));
+  const strides = shape.map((_, i) => size(shape.slice(i + 1)));
   const outShape: number[] = [];
   let axis = 0;
   for (const k of key) {
@@ -187,7 +185,7 @@ function bruteGet(shape: readonly number[], key0: readonly IndexItem[]): { shape
   const p = adjacent ? before : 0;
 
   const subs: { shape: number[]; pos: number[] }[] = [];
-  const bsize = prod(block);
+  const bsize = size(block);
   for (let b = 0; b < bsize; b++) {
     const sub = items.flatMap((k, i): B[] => {
       if (!(typeof k === 'object' && k !== null && 'virtual' in k)) return [k as B];
@@ -214,8 +212,8 @@ function bruteGet(shape: readonly number[], key0: readonly IndexItem[]): { shape
   const S = items.flatMap((k, i) =>
     k === null ? [1] : isSl(k) ? [pick(shape[axisOf(items, i)] as number, k).length] : [],
   );
-  const pre = prod(S.slice(0, p));
-  const post = prod(S.slice(p));
+  const pre = size(S.slice(0, p));
+  const post = size(S.slice(p));
   const pos: number[] = [];
   for (let i = 0; i < pre; i++)
     for (let b = 0; b < bsize; b++)
@@ -262,19 +260,13 @@ function buildKey(shape: readonly number[], tape: readonly number[]): IndexItem[
         kind: 'array',
         shape: ashape,
         dtype: 'int64',
-        values: Array.from({ length: prod(ashape) }, () => next(2 * n + 1) - n),
+        values: Array.from({ length: size(ashape) }, () => next(2 * n + 1) - n),
       });
       axis++;
     } else {
-      const d = Math.max(1, Math.min(shape.length - axis, 1 + next(2)));
-      const mshape = next(8) === 0 ? [n + 1] : shape.slice(axis, axis + d);
-      key.push({
-        kind: 'array',
-        shape: mshape,
-        dtype: 'bool',
-        values: Array.from({ length: prod(mshape) }, () => next(3) !== 0),
-      });
-      axis += mshape.length;
+      const mask = maskItem(next, shape, axis, n, 8);
+      key.push(mask);
+      axis += mask.shape.length;
     }
   }
   return key;
@@ -303,7 +295,7 @@ describe('reference indexer vs brute force (fast-check, seed 16)', () => {
       fc.property(caseArb, ({ shape, tape, single }) => {
         const key = buildKey(shape, tape);
         const index = single && key.length === 1 && !Array.isArray(key[0]) ? (key[0] as IndexItem) : key;
-        const values = Array.from({ length: prod(shape) }, (_, i) => i);
+        const values = Array.from({ length: size(shape) }, (_, i) => i);
         const ref = outcome(() => getRef(values, shape, index));
         const brute = outcome(() => bruteGet(shape, key));
         if (!ref.ok) expect(ref.error).toBeInstanceOf(MXNetError);
@@ -346,9 +338,9 @@ describe('reference indexer vs brute force (fast-check, seed 16)', () => {
         let V = R.map((d, i) => (shrink[i] === 0 ? 1 : d));
         if (shrink[5] === 1) V = V.slice(Math.min(V.length, 1));
         if (shrink[5] === 2) V = [1, ...V];
-        if (shrink.length === 0 && prod(R) === 1) V = [];
-        const value = { shape: V, values: Array.from({ length: prod(V) }, (_, i) => 1000 + i) };
-        const before = Array.from({ length: prod(shape) }, () => -1);
+        if (shrink.length === 0 && size(R) === 1) V = [];
+        const value = { shape: V, values: Array.from({ length: size(V) }, (_, i) => 1000 + i) };
+        const before = Array.from({ length: size(shape) }, () => -1);
         const got = outcome(() => setRef(before, shape, key, value));
         // NumPy's one-element and whole-mask paths refuse some shapes that broadcast: not brute force's business.
         if (!got.ok) {

@@ -3,19 +3,10 @@
  * runtime on cpu-wasm with the conformance runner, as the conformance suite will run them once the
  * family is listed in golden.ts; plus the conformance gradient check on the differentiable ops.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { decodeFile, gradCheckCase, ndarrayTarget, runCase } from '@mx/conformance';
-import { createRuntime } from '@mx/ndarray';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../../backend.js';
+import { describe, expect, it } from 'vitest';
+import { caseFailures, gradCheckSweep, loadGoldenFamily } from '../golden-harness.js';
 
-const file = fileURLToPath(
-  new URL('../../../../../conformance/src/__golden__/np_creation.json', import.meta.url),
-);
-const cases = decodeFile(JSON.parse(readFileSync(file, 'utf8')));
-const runtime = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
-afterAll(() => runtime.dispose());
+const { cases, runtime } = loadGoldenFamily('np_creation');
 
 const OPS = [
   '_npi_zeros',
@@ -51,23 +42,11 @@ describe('np_creation golden cases on cpu-wasm', () => {
   });
 
   it('every case matches NumPy (values, or the MXNetError text)', async () => {
-    const target = ndarrayTarget(runtime);
-    const failures: string[] = [];
-    for (const c of cases) {
-      const r = await runCase(target, c);
-      if (r.status !== 'pass') failures.push(`${c.name}: ${r.status} ${r.reason ?? ''}`);
-    }
-    expect(failures).toEqual([]);
+    expect(await caseFailures(runtime, cases)).toEqual([]);
   }, 120_000);
 
   it('gradients of tril, triu, diag, diagflat (and their backward ops) match central differences', async () => {
-    const failures: string[] = [];
-    const checked = new Map<string, number>();
-    for (const c of cases) {
-      const r = await gradCheckCase(runtime, c);
-      if (r.status === 'fail') failures.push(`${c.name}: ${r.reason}`);
-      if (r.status === 'pass' && r.checked > 0) checked.set(c.op, (checked.get(c.op) ?? 0) + 1);
-    }
+    const { failures, checked } = await gradCheckSweep(runtime, cases);
     expect(failures).toEqual([]);
     for (const op of [
       '_npi_tril',

@@ -3,19 +3,10 @@
  * runtime on cpu-wasm with the conformance runner, as the conformance suite will run them once the
  * family is listed in golden.ts; plus the conformance gradient check on the differentiable ops.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { decodeFile, gradCheckCase, ndarrayTarget, runCase } from '@mx/conformance';
-import { createRuntime } from '@mx/ndarray';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../../backend.js';
+import { describe, expect, it } from 'vitest';
+import { caseFailures, gradCheckSweep, loadGoldenFamily } from '../golden-harness.js';
 
-const file = fileURLToPath(
-  new URL('../../../../../conformance/src/__golden__/np_elementwise.json', import.meta.url),
-);
-const cases = decodeFile(JSON.parse(readFileSync(file, 'utf8')));
-const runtime = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
-afterAll(() => runtime.dispose());
+const { cases, runtime } = loadGoldenFamily('np_elementwise');
 
 describe('np_elementwise golden cases on cpu-wasm', () => {
   it('has cases for every forward _npi_ elementwise op and errors', () => {
@@ -32,25 +23,14 @@ describe('np_elementwise golden cases on cpu-wasm', () => {
   });
 
   it('every case matches NumPy (values, or the MXNetError text)', async () => {
-    const target = ndarrayTarget(runtime);
-    const failures: string[] = [];
-    for (const c of cases) {
-      const r = await runCase(target, c);
-      if (r.status === 'skip') continue; // reasons are in the JSON (compiler typing of select conditions)
-      if (r.status !== 'pass') failures.push(`${c.name}: ${r.status} ${r.reason ?? ''}`);
-    }
-    expect(failures).toEqual([]);
+    // Skips are accepted: their reasons are in the JSON (compiler typing of select conditions).
+    expect(await caseFailures(runtime, cases, { allowSkip: true })).toEqual([]);
   }, 120_000);
 
   it('gradients of the differentiable ops match central differences', async () => {
-    const failures: string[] = [];
-    const checked = new Set<string>();
-    for (const c of cases) {
-      if (!c.inputs.every((a) => a.dtype === 'float64')) continue;
-      const r = await gradCheckCase(runtime, c);
-      if (r.status === 'fail') failures.push(`${c.name}: ${r.reason}`);
-      if (r.status === 'pass' && r.checked > 0) checked.add(c.op);
-    }
+    const { failures, checked } = await gradCheckSweep(runtime, cases, {
+      include: (c) => c.inputs.every((a) => a.dtype === 'float64'),
+    });
     expect(failures).toEqual([]);
     for (const op of ['_npi_add', '_npi_power', '_npi_arctan2', '_npi_logaddexp', '_npi_sqrt', '_npi_tanh'])
       expect(checked.has(op), op).toBe(true);

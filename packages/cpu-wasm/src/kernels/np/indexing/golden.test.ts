@@ -6,19 +6,11 @@
  * conformance gradient check on every differentiable op's cases, and the tensor mask assignment's
  * gradients through autograd (data keeps what was not written, the value sums what it wrote).
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { decodeFile, gradCheckCase, ndarrayTarget, runCase } from '@mx/conformance';
-import { createRuntime } from '@mx/ndarray';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../../backend.js';
+import { ndarrayTarget, runCase } from '@mx/conformance';
+import { describe, expect, it } from 'vitest';
+import { caseFailures, gradCheckSweep, loadGoldenFamily } from '../golden-harness.js';
 
-const file = fileURLToPath(
-  new URL('../../../../../conformance/src/__golden__/np_indexing.json', import.meta.url),
-);
-const cases = decodeFile(JSON.parse(readFileSync(file, 'utf8')));
-const runtime = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
-afterAll(() => runtime.dispose());
+const { cases, runtime } = loadGoldenFamily('np_indexing');
 
 /** The operators the np indexing area registers (packages/ops/src/defs/np/indexing/). */
 const AREA_OPS = [
@@ -67,13 +59,7 @@ describe('np_indexing golden cases on cpu-wasm', () => {
   });
 
   it('every case matches NumPy (values, or the MXNetError text)', async () => {
-    const target = ndarrayTarget(runtime);
-    const failures: string[] = [];
-    for (const c of cases) {
-      const r = await runCase(target, c);
-      if (r.status !== 'pass') failures.push(`${c.name}: ${r.status} ${r.reason ?? ''}`);
-    }
-    expect(failures).toEqual([]);
+    expect(await caseFailures(runtime, cases)).toEqual([]);
   }, 120_000);
 
   it('cases, failing ones included, leave nothing allocated', async () => {
@@ -85,14 +71,7 @@ describe('np_indexing golden cases on cpu-wasm', () => {
   });
 
   it('gradients of the differentiable ops match central differences', async () => {
-    const failures: string[] = [];
-    const checked = new Map<string, number>();
-    for (const c of cases) {
-      const r = await gradCheckCase(runtime, c);
-      const name = runtime.registry.get(c.op).name;
-      if (r.status === 'fail') failures.push(`${c.name}: ${r.reason}`);
-      if (r.status === 'pass' && r.checked > 0) checked.set(name, (checked.get(name) ?? 0) + 1);
-    }
+    const { failures, checked } = await gradCheckSweep(runtime, cases, { byRegistryName: true });
     expect(failures).toEqual([]);
     for (const op of [
       '_contrib_boolean_mask',

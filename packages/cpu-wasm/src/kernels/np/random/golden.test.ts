@@ -5,19 +5,11 @@
  * family is listed in golden.ts. Also: every op the np random area registers has cases, and the
  * conformance gradient check leaves the samplers to random.test.ts (their noise is redrawn per call).
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { decodeFile, gradCheckCase, gradCheckSkip, ndarrayTarget, runCase } from '@mx/conformance';
-import { createRuntime } from '@mx/ndarray';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CpuWasmBackend } from '../../../backend.js';
+import { gradCheckCase, gradCheckSkip } from '@mx/conformance';
+import { describe, expect, it } from 'vitest';
+import { caseFailures, loadGoldenFamily } from '../golden-harness.js';
 
-const file = fileURLToPath(
-  new URL('../../../../../conformance/src/__golden__/np_random.json', import.meta.url),
-);
-const cases = decodeFile(JSON.parse(readFileSync(file, 'utf8')));
-const runtime = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
-afterAll(() => runtime.dispose());
+const { cases, runtime } = loadGoldenFamily('np_random');
 
 /** The ops packages/ops/src/defs/np/random registers (registerNpRandom into an empty registry). */
 const SAMPLERS = [
@@ -50,13 +42,7 @@ describe('np_random golden cases on cpu-wasm', () => {
   });
 
   it('every case matches (values at degenerate parameters, or the MXNetError text)', async () => {
-    const target = ndarrayTarget(runtime);
-    const failures: string[] = [];
-    for (const c of cases) {
-      const r = await runCase(target, c);
-      if (r.status !== 'pass') failures.push(`${c.name}: ${r.status} ${r.reason ?? ''}`);
-    }
-    expect(failures).toEqual([]);
+    expect(await caseFailures(runtime, cases)).toEqual([]);
   }, 120_000);
 
   it('the gradient check skips the samplers and never reports a failure here', async () => {
