@@ -1,5 +1,5 @@
 /**
- * The GEMM module: micro-kernel, packing routines and the two chunked entry points the thread pool
+ * The GEMM module: micro-kernel, packing routines and the chunked entry points the thread pool
  * calls as `fn(chunk, thread, params)`:
  *  - `packB`: chunk = (batch, k block, column group); packs op(B)'s columns of that group for that
  *    block into panels of nr, once, so every row chunk of every thread reuses them (no repacking
@@ -7,6 +7,8 @@
  *  - `compute`: chunk = (batch, row chunk); for each k block packs its rows of op(A) into the
  *    thread's scratch (mc × kc, L2-resident) and runs the micro-kernel over every nr panel of B
  *    (jr outer so a B micro-panel stays in L1 while A panels stream from L2) — GotoBLAS order.
+ *  - `computeFused`: chunk = one whole matrix of a batch; like `compute`, but each k block of that
+ *    matrix's B is packed by the thread into its own scratch first (no packB pass, no shared buffer).
  * Edge tiles are computed into a scratch tile and merged, so the micro-kernel has one shape.
  */
 import { FunctionBuilder, I32, type MemoryImport, ModuleBuilder } from '../wasm/assembler.js';
@@ -82,14 +84,62 @@ export interface GemmFunctions {
   merge: number;
 }
 
-function buildPackB(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder {
+/**
+ * packBBlock(args, b, k0, kcur, j0, j1, dst): packs columns [j0, j1) (j0 a multiple of nr) of
+ * op(B)'s k block [k0, k0 + kcur) of batch b into nr panels at dst (panel stride kcur · nr).
+ */
+function buildPackBBlock(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder {
+  const f = new FunctionBuilder([I32, I32, I32, I32, I32, I32, I32]);
+  const [ARGS, B, K0, KCUR, J0, J1, DST] = [0, 1, 2, 3, 4, 5, 6];
+  const src = f.local(I32);
+  // src = B + batch offset
+  param(f, ARGS, P.P_B);
+  batchOffset(f, ARGS, B, P.P_SB0, P.P_SB1);
+  f.op('i32.add').set(src);
+  param(f, ARGS, P.P_TRANS_B).if();
+  // transposed B: one panel at a time; element (k, r) at B + (j0 + r) * ldb + (k0 + k) * es
+  forLoop(
+    f,
+    J0,
+    () => f.get(J0),
+    () => f.get(J1),
+    tile.nr,
+    () => {
+      f.get(DST);
+      f.get(src).get(J0);
+      param(f, ARGS, P.P_LDB).op('i32.mul', 'i32.add').get(K0).i32Const(t.es).op('i32.mul', 'i32.add');
+      param(f, ARGS, P.P_LDB).get(KCUR);
+      minI32(
+        f,
+        () => f.i32Const(tile.nr),
+        () => f.get(J1).get(J0).op('i32.sub'),
+      );
+      f.call(fn.transB);
+      f.get(DST)
+        .get(KCUR)
+        .i32Const(tile.nr * t.es)
+        .op('i32.mul', 'i32.add')
+        .set(DST);
+    },
+  );
+  f.else();
+  // plain B: the columns, k outer; element (k, c) at B + (k0 + k) * ldb + c * es
+  f.get(DST);
+  f.get(src).get(K0);
+  param(f, ARGS, P.P_LDB).op('i32.mul', 'i32.add');
+  f.get(J0).i32Const(t.es).op('i32.mul', 'i32.add');
+  param(f, ARGS, P.P_LDB).get(KCUR).get(J1).get(J0).op('i32.sub').call(fn.copyB);
+  f.end();
+  return f;
+}
+
+/** The `packB` entry: chunk = (batch, k block, column group) into the shared packed-B buffer. */
+function buildPackB(t: GemmType, tile: Tile, packBlock: number): FunctionBuilder {
   const f = new FunctionBuilder([I32, I32, I32]);
   const [CHUNK, , ARGS] = [0, 1, 2];
   const b = f.local(I32);
   const k0 = f.local(I32);
   const kcur = f.local(I32);
-  const src = f.local(I32);
-  const dst = f.local(I32);
   const j0 = f.local(I32);
   const n = f.local(I32);
   const j1 = f.local(I32);
@@ -126,10 +176,8 @@ function buildPackB(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder
         .op('i32.add'),
   );
   f.set(j1);
-  // src = B + batch offset; dst = packedB + b * batchBytes + k0 * Npad * es + j0 * kcur * es
-  param(f, ARGS, P.P_B);
-  batchOffset(f, ARGS, b, P.P_SB0, P.P_SB1);
-  f.op('i32.add').set(src);
+  f.get(ARGS).get(b).get(k0).get(kcur).get(j0).get(j1);
+  // dst = packedB + b * batchBytes + k0 * Npad * es + j0 * kcur * es
   param(f, ARGS, P.P_PACKED_B).get(b);
   param(f, ARGS, P.P_PACKED_B_BATCH).op('i32.mul', 'i32.add');
   f.get(n)
@@ -139,45 +187,22 @@ function buildPackB(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder
     .op('i32.div_u')
     .i32Const(tile.nr * t.es);
   f.op('i32.mul').get(k0).op('i32.mul', 'i32.add');
-  f.get(j0).get(kcur).op('i32.mul').i32Const(t.es).op('i32.mul', 'i32.add').set(dst);
-  param(f, ARGS, P.P_TRANS_B).if();
-  // transposed B: one panel at a time; element (k, r) at B + (j0 + r) * ldb + (k0 + k) * es
-  forLoop(
-    f,
-    j0,
-    () => f.get(j0),
-    () => f.get(j1),
-    tile.nr,
-    () => {
-      f.get(dst);
-      f.get(src).get(j0);
-      param(f, ARGS, P.P_LDB).op('i32.mul', 'i32.add').get(k0).i32Const(t.es).op('i32.mul', 'i32.add');
-      param(f, ARGS, P.P_LDB).get(kcur);
-      minI32(
-        f,
-        () => f.i32Const(tile.nr),
-        () => f.get(j1).get(j0).op('i32.sub'),
-      );
-      f.call(fn.transB);
-      f.get(dst)
-        .get(kcur)
-        .i32Const(tile.nr * t.es)
-        .op('i32.mul', 'i32.add')
-        .set(dst);
-    },
-  );
-  f.else();
-  // plain B: the chunk's columns, k outer; element (k, c) at B + (k0 + k) * ldb + c * es
-  f.get(dst);
-  f.get(src).get(k0);
-  param(f, ARGS, P.P_LDB).op('i32.mul', 'i32.add');
-  f.get(j0).i32Const(t.es).op('i32.mul', 'i32.add');
-  param(f, ARGS, P.P_LDB).get(kcur).get(j1).get(j0).op('i32.sub').call(fn.copyB);
-  f.end();
+  f.get(j0).get(kcur).op('i32.mul').i32Const(t.es).op('i32.mul', 'i32.add');
+  f.call(packBlock);
   return f;
 }
 
-function buildCompute(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuilder {
+/**
+ * `compute` (fused false) or `computeFused` (fused true: chunk = one whole batch; each k block of
+ * its B is packed by the thread itself into its scratch, at P_SCRATCH_B, right before use).
+ */
+function buildCompute(
+  t: GemmType,
+  tile: Tile,
+  fn: GemmFunctions,
+  fused: boolean,
+  packBlock: number,
+): FunctionBuilder {
   const { mr, nr } = tile;
   const f = new FunctionBuilder([I32, I32, I32]);
   const [CHUNK, THREAD, ARGS] = [0, 1, 2];
@@ -235,10 +260,15 @@ function buildCompute(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuild
   P_(P.P_C);
   batchOffset(f, ARGS, b, P.P_SC0, P.P_SC1);
   f.op('i32.add').set(cBase);
-  P_(P.P_PACKED_B).get(b);
-  P_(P.P_PACKED_B_BATCH).op('i32.mul', 'i32.add').set(pbBase);
   P_(P.P_SCRATCH).get(THREAD);
   P_(P.P_SCRATCH_BYTES).op('i32.mul', 'i32.add').set(abuf);
+  if (fused) {
+    f.get(abuf);
+    P_(P.P_SCRATCH_B).op('i32.add').set(pbBase);
+  } else {
+    P_(P.P_PACKED_B).get(b);
+    P_(P.P_PACKED_B_BATCH).op('i32.mul', 'i32.add').set(pbBase);
+  }
   f.get(abuf);
   P_(P.P_MC);
   P_(P.P_KC).op('i32.mul').i32Const(t.es).op('i32.mul', 'i32.add').set(tmp);
@@ -259,6 +289,8 @@ function buildCompute(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuild
       f.set(kcur);
       // accumulate into C after the first k block, or from the start for req add.
       P_(P.P_ACCUMULATE).get(k0).i32Const(0).op('i32.ne', 'i32.or').set(acc);
+      // fused: pack this k block of the batch's B (all columns) into the thread's buffer.
+      if (fused) f.get(ARGS).get(b).get(k0).get(kcur).i32Const(0).get(n).get(pbBase).call(packBlock);
       forLoop(
         f,
         ic,
@@ -314,15 +346,18 @@ function buildCompute(t: GemmType, tile: Tile, fn: GemmFunctions): FunctionBuild
             () => f.get(n),
             nr,
             () => {
-              // bp = pbBase + k0 * Npad * es + j0 * kcur * es
-              f.get(pbBase).get(k0);
-              f.get(n)
-                .i32Const(nr - 1)
-                .op('i32.add')
-                .i32Const(nr)
-                .op('i32.div_u')
-                .i32Const(nr * t.es);
-              f.op('i32.mul', 'i32.mul', 'i32.add');
+              // bp = pbBase + k0 * Npad * es (not fused: all k blocks kept) + j0 * kcur * es
+              f.get(pbBase);
+              if (!fused) {
+                f.get(k0);
+                f.get(n)
+                  .i32Const(nr - 1)
+                  .op('i32.add')
+                  .i32Const(nr)
+                  .op('i32.div_u')
+                  .i32Const(nr * t.es);
+                f.op('i32.mul', 'i32.mul', 'i32.add');
+              }
               f.get(j0).get(kcur).op('i32.mul').i32Const(t.es).op('i32.mul', 'i32.add').set(bp);
               minI32(
                 f,
@@ -389,7 +424,9 @@ export function buildGemmModule(
     transB: m.addFunction(buildPackTrans(t, tile.nr)),
     merge: m.addFunction(buildMerge(t, tile.nr)),
   };
-  m.addFunction(buildPackB(t, tile, fn), 'packB');
-  m.addFunction(buildCompute(t, tile, fn), 'compute');
+  const packBlock = m.addFunction(buildPackBBlock(t, tile, fn));
+  m.addFunction(buildPackB(t, tile, packBlock), 'packB');
+  m.addFunction(buildCompute(t, tile, fn, false, packBlock), 'compute');
+  m.addFunction(buildCompute(t, tile, fn, true, packBlock), 'computeFused');
   return m;
 }

@@ -41,5 +41,7 @@ export const P_SC1 = 27;
 /** packB chunks per k block: B's columns split into groups of P_PACKB_COLS (a multiple of nr). */
 export const P_PACKB_PARTS = 28;
 export const P_PACKB_COLS = 29;
-export const ALPHA_BYTE = 120;
-export const PARAM_BYTES = 128;
+/** `computeFused` only: byte offset, inside each thread's scratch, of its packed B block. */
+export const P_SCRATCH_B = 30;
+export const ALPHA_BYTE = 128;
+export const PARAM_BYTES = 136;
