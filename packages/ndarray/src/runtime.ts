@@ -364,11 +364,7 @@ export class Runtime {
       return [out];
     }
     const isTrain = options?.isTrain ?? ag.isTraining;
-    const {
-      outputs: outs,
-      visible,
-      attrs,
-    } = invokeOp(this, o, inputs, params, options?.isTrain === isTrain ? options : { ...options, isTrain });
+    const { outputs: outs, visible, attrs } = invokeOp(this, o, inputs, params, options, isTrain);
     if (ag.isRecording) ag.recordIfNeeded(o, attrs, inputs, outs, isTrain);
     if (visible < outs.length) {
       // Hidden outputs are internal to the op (MXNet keeps them alive with the visible ones).

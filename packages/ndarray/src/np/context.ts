@@ -34,17 +34,8 @@ export class NpContext {
     return this.flags.defaultFloat();
   }
 
-  /**
-   * The invoke options of calls without options of their own, made once: eagerly per training mode
-   * (naming `isTrain`, what the runtime would take from autograd, spares it a copy of the options
-   * per call, about 1 µs of a one-element op); under deferred compute without `isTrain`, so the
-   * recorded node keeps taking the mode of the run that computes it.
-   */
-  readonly #npOutputs: readonly [InvokeOptions, InvokeOptions, InvokeOptions] = [
-    { arrayClass: ndarray as unknown as ArrayClass, isTrain: false },
-    { arrayClass: ndarray as unknown as ArrayClass, isTrain: true },
-    { arrayClass: ndarray as unknown as ArrayClass },
-  ];
+  /** The invoke options of calls without options of their own (one object, not one per call). */
+  readonly #npOutputs: InvokeOptions = { arrayClass: ndarray as unknown as ArrayClass };
 
   /** Run an op whose new outputs are np arrays; returns its visible outputs. */
   invoke(op: string, inputs: readonly NDArray[], params?: OpParams, options?: InvokeOptions): ndarray[] {
@@ -56,9 +47,7 @@ export class NpContext {
       op,
       inputs,
       params,
-      options === undefined
-        ? this.#npOutputs[this.rt.dc.active ? 2 : this.rt.autograd.isTraining ? 1 : 0]
-        : { ...options, arrayClass: ndarray as unknown as ArrayClass },
+      options === undefined ? this.#npOutputs : { ...options, arrayClass: ndarray as unknown as ArrayClass },
     ) as ndarray[];
   }
 

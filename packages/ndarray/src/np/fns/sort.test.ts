@@ -1,205 +1,25 @@
 /**
  * np's sorting, searching and set functions against NumPy 1.24.2 (tools/golden/np/sort.py, MXNet
  * 2.0's dtype rules applied there): every case under the leak check, errors with NumPy's wording,
- * numeric gradients (central differences in float64) of sort, take and where, and the hidden
- * index output of sort skipped outside autograd (the radix path's fast case).
+ * and numeric gradients (central differences in float64) of sort, take and where.
  */
-import { type DTypeName, fromHalfBits } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createRuntime, type NDArray } from '../../index.js';
+import { afterAll, describe, it } from 'vitest';
+import { createRuntime } from '../../index.js';
 import golden from '../__golden__/sort.json';
-import { ndarray } from '../array.js';
+import type { ndarray } from '../array.js';
 import { NpContext } from '../context.js';
 import { NpFlags } from '../flags.js';
+import { describeGolden, type GoldenCall, gradCheck } from './golden-testing.js';
 import { sortFunctions } from './sort.js';
 
-interface Enc {
-  readonly shape: number[];
-  readonly dtype: string;
-  readonly data: (number | boolean | string | null)[];
-}
-type Val = { readonly arr: Enc } | number | boolean | null | (number | null)[] | string;
-interface Case {
-  readonly fn: string;
-  readonly args: Val[];
-  readonly kwargs: Record<string, Val>;
-  readonly expect?: Enc | Enc[];
-  readonly error?: string;
-}
-
 const rt = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 })], seed: 0 });
-// The area's functions on their own context (the namespace file pulls in every area; this test
-// needs only its own plus array creation and a product, written here on the ops).
+// The area's functions on their own context (the namespace file pulls in every area).
 const c = new NpContext(rt, new NpFlags());
-const np = {
-  ...sortFunctions(c),
-  sum: (a: NDArray) => c.invoke1('sum', [a]),
-  array: (v: number[], o: { dtype: DTypeName }) => c.fromValues(v, o.dtype),
-  multiply: (a: NDArray, b: NDArray) => c.invoke1('elemwise_mul', [a, b]),
-  reshape: (a: ndarray, shape: readonly number[]) => {
-    const v = c.view(a, shape);
-    a.dispose();
-    return v;
-  },
-};
+const np = sortFunctions(c);
 afterAll(() => rt.dispose());
 
-const make = (e: Enc): ndarray => {
-  const vals = e.data.map((v) => (v === null ? Number.NaN : typeof v === 'string' ? Number(v) : v));
-  const a = rt.nd.array(vals as number[], { dtype: e.dtype as DTypeName, shape: e.shape });
-  return c.adopt(a);
-};
-
-async function check(got: NDArray, want: Enc): Promise<void> {
-  expect(got).toBeInstanceOf(ndarray);
-  expect([...got.shape]).toEqual(want.shape);
-  expect(got.dtype).toBe(want.dtype);
-  const raw = Array.from((await got.data()) as ArrayLike<number | bigint>);
-  const data = raw.map((v) =>
-    typeof v === 'bigint' ? Number(v) : got.dtype === 'float16' ? fromHalfBits(v) : v,
-  );
-  const tol = want.dtype === 'float16' ? 2e-3 : want.dtype === 'float32' ? 2e-5 : 1e-10;
-  want.data.forEach((w, i) => {
-    const g = data[i] as number;
-    if (w === null) expect(Number.isNaN(g), `element ${i}: ${g} is not NaN`).toBe(true);
-    else if (typeof w === 'string') expect(g).toBe(Number(w));
-    else if (typeof w === 'boolean') expect(g).toBe(w ? 1 : 0);
-    else
-      expect(Math.abs(g - w), `element ${i}: ${g} vs ${w}`).toBeLessThanOrEqual(
-        tol * Math.max(1, Math.abs(w)),
-      );
-  });
-}
-
-type Fn = (...args: unknown[]) => ndarray | ndarray[];
-const cases = golden.cases as unknown as Case[];
-const fnOf = (name: string): Fn => {
-  const f = (np as unknown as Record<string, Fn>)[name];
-  if (f === undefined) throw new Error(`np.${name} is missing`);
-  return f;
-};
-
-/** Call np.<name> with the case's arguments; keywords only when there are some (where(c) has none). */
-const call = (name: string, args: unknown[], kwargs: Record<string, unknown>) =>
-  Object.keys(kwargs).length === 0 ? fnOf(name)(...args) : fnOf(name)(...args, kwargs);
-
-const groups = [...new Set(cases.map((c) => c.fn))];
-
-describe('np sorting, searching and sets vs NumPy', () => {
-  for (const name of groups) {
-    const mine = cases.filter((c) => c.fn === name);
-    it(`${name} (${mine.length} cases)`, async () => {
-      await rt.nd.leakCheck(async () => {
-        for (const c of mine) {
-          const made: NDArray[] = [];
-          const dec = (v: Val): unknown => {
-            if (v !== null && typeof v === 'object' && 'arr' in v) {
-              const a = make(v.arr);
-              made.push(a);
-              return a;
-            }
-            return v;
-          };
-          const args = c.args.map(dec);
-          const kwargs = Object.fromEntries(Object.entries(c.kwargs).map(([k, v]) => [k, dec(v)]));
-          const label = `${name} ${JSON.stringify(c.args.map((a) => (typeof a === 'object' && a !== null && 'arr' in a ? `${a.arr.dtype}${JSON.stringify(a.arr.shape)}` : a)))} ${JSON.stringify(c.kwargs, (k, v) => (k === 'arr' ? `${v.dtype}${JSON.stringify(v.shape)}` : v))}`;
-          try {
-            if (c.error !== undefined) {
-              // Shape/argument errors throw at the call; data-dependent ones (found by the kernel
-              // before it writes) when the result is read.
-              let message = '';
-              try {
-                const got = call(name, args, kwargs);
-                const outs = Array.isArray(got) ? got : [got];
-                try {
-                  for (const o of outs) await o.data();
-                } finally {
-                  for (const o of outs) o.dispose();
-                }
-              } catch (e) {
-                message = (e as Error).message;
-              }
-              // take's out-of-range text is the shared take kernel's (MXNet's wording) until that
-              // kernel says NumPy's; the index it names is checked.
-              const want = name === 'take' ? (c.error.match(/index (-?\d+)/)?.[0] ?? c.error) : c.error;
-              expect(message, label).toContain(want);
-              continue;
-            }
-            const got = call(name, args, kwargs);
-            const outs = Array.isArray(got) ? got : [got];
-            try {
-              const want = Array.isArray(c.expect) ? c.expect : [c.expect as Enc];
-              expect(outs.length).toBe(want.length);
-              for (let i = 0; i < want.length; i++) await check(outs[i] as NDArray, want[i] as Enc);
-            } finally {
-              for (const o of outs) o.dispose();
-            }
-          } catch (e) {
-            throw new Error(`${label}: ${(e as Error).message}`);
-          } finally {
-            for (const a of made) a.dispose();
-          }
-        }
-      });
-    });
-  }
-});
-
-/** Central-difference check of d sum(w · f(x)) / dx in float64. */
-async function gradCheck(f: (x: ndarray) => ndarray, shape: number[], seed: number): Promise<void> {
-  let s = seed;
-  const rnd = () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648 - 0.5;
-  };
-  const n = shape.reduce((p, d) => p * d, 1);
-  const xs = Array.from({ length: n }, () => rnd() * 4);
-  const x = np.reshape(np.array(xs, { dtype: 'float64' }), shape);
-  x.attachGrad();
-  const y0 = f(x);
-  const w = np.reshape(
-    np.array(
-      Array.from({ length: y0.size }, () => rnd() + 1),
-      { dtype: 'float64' },
-    ),
-    [...y0.shape],
-  );
-  y0.dispose();
-  const loss = (v: ndarray) => {
-    const y = f(v);
-    const p = np.multiply(y, w);
-    const l = np.sum(p);
-    y.dispose();
-    p.dispose();
-    return l;
-  };
-  rt.autograd.record(() => {
-    const l = loss(x);
-    l.backward();
-    l.dispose();
-  });
-  const grad = Array.from((await (x.grad as NDArray).data()) as Float64Array);
-  const eps = 1e-6;
-  for (let i = 0; i < n; i++) {
-    const val = (d: number) => {
-      const v = xs.slice();
-      v[i] = (v[i] as number) + d;
-      const xv = np.reshape(np.array(v, { dtype: 'float64' }), shape);
-      const l = loss(xv);
-      const r = Number(l.itemSync());
-      l.dispose();
-      xv.dispose();
-      return r;
-    };
-    const num = (val(eps) - val(-eps)) / (2 * eps);
-    expect(Math.abs((grad[i] as number) - num), `d/dx[${i}]: ${grad[i]} vs ${num}`).toBeLessThan(
-      1e-5 * Math.max(1, Math.abs(num)),
-    );
-  }
-  x.dispose();
-  w.dispose();
-}
+describeGolden('np sorting, searching and sets vs NumPy', c, golden.cases as unknown as GoldenCall[], np);
 
 describe('np sort area: gradients match central differences', () => {
   const idx = () => c.fromValues([2, 0, 2, 1], 'int64');
@@ -243,7 +63,7 @@ describe('np sort area: gradients match central differences', () => {
   ];
   for (const [name, f, shape] of fns) {
     it(name, async () => {
-      await rt.nd.leakCheck(() => gradCheck(f, shape, 7 + shape.length));
+      await rt.nd.leakCheck(() => gradCheck(c, f, shape, 7 + shape.length));
     });
   }
 });
