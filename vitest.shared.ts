@@ -28,7 +28,7 @@ if (typeof MapWithGroupBy.groupBy !== 'function') {
 // @mx/cpu-wasm's tests without rebuilding, and parallel work never races on a half-written dist.
 // (Benchmarks and the published packages use dist.)
 const root = fileURLToPath(new URL('.', import.meta.url));
-const PACKAGES = ['base', 'engine', 'storage', 'ops', 'ndarray', 'cpu-wasm', 'webgpu', 'conformance', 'io', 'graph', 'symbol', 'optimizer', 'kvstore', 'gluon', 'mxnet'];
+const PACKAGES = ['base', 'engine', 'storage', 'ops', 'ndarray', 'cpu-wasm', 'webgpu', 'cuda-native', 'conformance', 'io', 'graph', 'symbol', 'optimizer', 'kvstore', 'gluon', 'mxnet'];
 
 export default defineConfig({
   resolve: {

@@ -1,0 +1,3 @@
+import { describeReadmeExamples } from '@mx/test-kit';
+
+describeReadmeExamples(new URL('..', import.meta.url));
