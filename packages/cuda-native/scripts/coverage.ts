@@ -39,7 +39,8 @@ Generated from the operator registry by \`packages/cuda-native/scripts/gen-cover
 \`pnpm --filter @mx/cuda-native gen:coverage\`). Each cell lists the dtypes the backend's kernel computes
 the op in. ${both} ops have a CUDA kernel; ${cpuOnly} run on cpu-wasm only (each with the reason).
 Every CUDA kernel's source is generated from the conformance cases and compiled with nvcc and NVRTC
-in CI; the kernels have not yet run on a GPU (see the package README).
+in CI, and run on the CPU by a g++ emulation of CUDA's execution model against the golden values;
+the kernels have not yet run on a GPU (see the package README).
 
 | Operator | cpu-wasm | cuda |
 | --- | --- | --- |

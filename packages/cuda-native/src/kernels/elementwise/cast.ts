@@ -58,7 +58,9 @@ function writeC(from: DTypeName, to: DTypeName, v: string): string {
 
 const WRAP = `static __device__ __forceinline__ unsigned long long mx_wrap64(double x) {
   if (!isfinite(x)) return 0ull;
-  double t = fmod(trunc(x), 18446744073709551616.0);
+  double t = trunc(x);
+  if (t >= -9223372036854775808.0 && t < 9223372036854775808.0) return (unsigned long long)(long long)t;
+  t = fmod(t, 18446744073709551616.0);
   if (t < 0) t += 18446744073709551616.0;
   return t >= 9223372036854775808.0 ? (unsigned long long)(t - 9223372036854775808.0) + 9223372036854775808ull
                                      : (unsigned long long)t;

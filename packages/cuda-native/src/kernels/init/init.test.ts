@@ -15,8 +15,8 @@ import { describe, expect, it } from 'vitest';
 import { CUDA } from '../../backend.js';
 import { RenderRuntime } from '../../render-runtime.js';
 import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { emulateCases } from '../../test-util/host-emulate.js';
 import { renderCases } from '../../test-util/render.js';
-import { emulateCases } from './host-emulate.js';
 import { installInit } from './index.js';
 import { PHILOX_C } from './random.js';
 

@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { CUDA } from '../../backend.js';
 import { RenderRuntime } from '../../render-runtime.js';
 import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { emulateCases } from '../../test-util/host-emulate.js';
 import { renderCases } from '../../test-util/render.js';
-import { emulateCases } from '../init/host-emulate.js';
 import { installOptimizer } from './index.js';
 import { partsFor } from './sum-sq.js';
 
