@@ -13,17 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "cuda_api.h"
+#include "addon.h"
 
 namespace mx {
-namespace {
 
 DriverApi cu{};
 NvrtcApi rtc{};
 CublasApi blas{};
-void* cuHandle = nullptr;
 void* rtcHandle = nullptr;
 void* blasHandle = nullptr;
+
+namespace {
+
+void* cuHandle = nullptr;
 std::string cuPath, rtcPath, blasPath;
 bool cuReady = false;
 int driverVersion = 0;
@@ -68,6 +70,8 @@ void NeedDriver(Napi::Env env) {
   }
 }
 
+}  // namespace
+
 struct PinnedBlock {
   void* ptr = nullptr;
   size_t size = 0;
@@ -85,6 +89,8 @@ struct Device {
   std::vector<std::unique_ptr<PinnedBlock>> pinned;  // stable addresses: pending reads hold one
   std::vector<CUmodule> modules;
 };
+
+namespace {
 
 struct Function {
   int device;
@@ -505,102 +511,6 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-Napi::Value NvrtcVersion(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (rtcHandle == nullptr) throw CudaError(env, "nvrtcVersion", -1, "MX_NOT_LOADED", "libnvrtc is not loaded");
-  int major = 0, minor = 0;
-  rtc.nvrtcVersion(&major, &minor);
-  Napi::Array a = Napi::Array::New(env, 2);
-  a.Set(0u, major);
-  a.Set(1u, minor);
-  return a;
-}
-
-// nvrtcCompile(source, name, options[]) → {cubin: Uint8Array | null, log, error}
-Napi::Value NvrtcCompile(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (rtcHandle == nullptr) throw CudaError(env, "nvrtcCompile", -1, "MX_NOT_LOADED", "libnvrtc is not loaded");
-  const std::string source = info[0].As<Napi::String>().Utf8Value();
-  const std::string name = info[1].As<Napi::String>().Utf8Value();
-  const std::vector<std::string> opts = Strings(info[2]);
-  std::vector<const char*> argv;
-  for (const std::string& o : opts) argv.push_back(o.c_str());
-  nvrtcProgram prog = nullptr;
-  nvrtcResult r = rtc.nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("cubin", env.Null());
-  out.Set("log", "");
-  if (r != 0) {
-    out.Set("error", rtc.nvrtcGetErrorString(r));
-    return out;
-  }
-  r = rtc.nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
-  size_t logSize = 0;
-  rtc.nvrtcGetProgramLogSize(prog, &logSize);
-  std::string log(logSize, '\0');
-  if (logSize > 0) rtc.nvrtcGetProgramLog(prog, log.data());
-  while (!log.empty() && log.back() == '\0') log.pop_back();
-  out.Set("log", log);
-  if (r != 0) {
-    out.Set("error", rtc.nvrtcGetErrorString(r));
-    rtc.nvrtcDestroyProgram(&prog);
-    return out;
-  }
-  size_t size = 0;
-  r = rtc.nvrtcGetCUBINSize(prog, &size);
-  if (r == 0 && size > 0) {
-    Napi::Uint8Array cubin = Napi::Uint8Array::New(env, size);
-    r = rtc.nvrtcGetCUBIN(prog, reinterpret_cast<char*>(cubin.Data()));
-    if (r == 0) out.Set("cubin", cubin);
-  }
-  if (r != 0) out.Set("error", rtc.nvrtcGetErrorString(r));
-  out.Set("error", r == 0 ? env.Null() : out.Get("error"));
-  rtc.nvrtcDestroyProgram(&prog);
-  return out;
-}
-
-cublasHandle_t Blas(Napi::Env env, Device& d) {
-  if (blasHandle == nullptr) throw CudaError(env, "cublasCreate_v2", -1, "MX_NOT_LOADED", "libcublas is not loaded");
-  if (d.blas == nullptr) {
-    CheckBlas(env, "cublasCreate_v2", blas.cublasCreate_v2(&d.blas));
-    CheckBlas(env, "cublasSetStream_v2", blas.cublasSetStream_v2(d.blas, d.stream));
-  }
-  return d.blas;
-}
-
-Napi::Value CublasVersion(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Device& d = Dev(env, info[0]);
-  int v = 0;
-  CheckBlas(env, "cublasGetVersion_v2", blas.cublasGetVersion_v2(Blas(env, d), &v));
-  return Napi::Number::New(env, v);
-}
-
-// gemm(dev, transA, transB, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
-//      batch, dataType, computeType): cublasGemmStridedBatchedEx, column-major as cuBLAS sees it.
-Napi::Value Gemm(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Device& d = Dev(env, info[0]);
-  auto I = [&](int k) { return info[k].As<Napi::Number>().Int32Value(); };
-  auto L = [&](int k) { return static_cast<long long>(info[k].As<Napi::Number>().DoubleValue()); };
-  const double alpha = info[6].As<Napi::Number>().DoubleValue();
-  const double beta = info[13].As<Napi::Number>().DoubleValue();
-  const int dataType = I(18);
-  const int computeType = I(19);
-  const bool f64 = computeType == 70 || computeType == 71;
-  const float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
-  const void* pa = f64 ? static_cast<const void*>(&alpha) : static_cast<const void*>(&alpha32);
-  const void* pb = f64 ? static_cast<const void*>(&beta) : static_cast<const void*>(&beta32);
-  const auto A = reinterpret_cast<const void*>(Ptr(info[7]));
-  const auto B = reinterpret_cast<const void*>(Ptr(info[10]));
-  const auto C = reinterpret_cast<void*>(Ptr(info[14]));
-  CheckBlas(env, "cublasGemmStridedBatchedEx",
-            blas.cublasGemmStridedBatchedEx(Blas(env, d), I(1), I(2), I(3), I(4), I(5), pa, A, dataType, I(8), L(9), B,
-                                            dataType, I(11), L(12), pb, C, dataType, I(15), L(16), I(17),
-                                            computeType, CUBLAS_GEMM_DEFAULT));
-  return env.Undefined();
-}
-
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   const std::pair<const char*, Napi::Function::Callback> fns[] = {
       {"load", Load},
@@ -631,6 +541,17 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 }
 
 }  // namespace
+
+Napi::Error MakeError(Napi::Env env, const char* call, int code, const char* codeName, const std::string& text) {
+  return CudaError(env, call, code, codeName, text);
+}
+void CheckCublas(Napi::Env env, const char* call, int status) { CheckBlas(env, call, status); }
+Device& OpenedDevice(Napi::Env env, const Napi::Value& v) { return Dev(env, v); }
+CUstream StreamOf(const Device& d) { return d.stream; }
+cublasHandle_t& BlasHandleOf(Device& d) { return d.blas; }
+unsigned long long Address(const Napi::Value& v) { return Ptr(v); }
+std::vector<std::string> StringList(const Napi::Value& v) { return Strings(v); }
+
 }  // namespace mx
 
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return mx::Init(env, exports); }

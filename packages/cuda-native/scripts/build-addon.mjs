@@ -6,12 +6,26 @@
  * The addon links no CUDA library (it dlopens them at run time), so this needs only g++ and make.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const target = join(root, 'prebuilds', 'linux-x64', 'node.napi.node');
+
+// `--if-needed` (prepack): keep a prebuilt newer than every native source.
+if (process.argv.includes('--if-needed') && existsSync(target)) {
+  const built = statSync(target).mtimeMs;
+  const native = join(root, 'native');
+  const newer = readdirSync(native).filter(
+    (f) => /\.(cc|h|gyp)$/.test(f) && statSync(join(native, f)).mtimeMs > built,
+  );
+  if (newer.length === 0) {
+    console.log('@mx/cuda-native: prebuilds/linux-x64/node.napi.node is up to date');
+    process.exit(0);
+  }
+}
 const nodedir = dirname(dirname(process.execPath));
 if (!existsSync(join(nodedir, 'include', 'node', 'node_api.h'))) {
   console.error(
@@ -30,5 +44,8 @@ execFileSync(
 );
 const out = join(root, 'prebuilds', 'linux-x64');
 mkdirSync(out, { recursive: true });
-copyFileSync(join(root, 'native', 'build', 'Release', 'mx_cuda.node'), join(out, 'node.napi.node'));
+// Copy, then rename over the old file: a process that has the old addon loaded keeps its mapping.
+const tmp = join(out, `node.napi.node.${process.pid}.tmp`);
+copyFileSync(join(root, 'native', 'build', 'Release', 'mx_cuda.node'), tmp);
+renameSync(tmp, target);
 console.log('@mx/cuda-native: built prebuilds/linux-x64/node.napi.node');

@@ -37,7 +37,7 @@ export interface CudaDeviceInfo {
   readonly pciBusId: number;
 }
 
-/** @internal The native functions (native/addon.cc). Device addresses are Numbers. */
+/** The native functions (native/addon.cc), as the backend calls them. Device addresses are Numbers. */
 export interface CudaAddon {
   readonly abi: number;
   load(paths: {
@@ -111,7 +111,7 @@ export function packageRoot(): string {
 
 let cached: CudaAddon | MXNetError | undefined;
 
-/** @internal The addon, loaded once; an MXNetError saying what is missing when it cannot load. */
+/** The addon, loaded once; an MXNetError saying what is missing when it cannot load. */
 export function loadAddon(): CudaAddon {
   if (cached === undefined) {
     try {

@@ -4,7 +4,7 @@
  * serving gpu(0)…gpu(n-1); pass it to `createRuntime({ backends: [...] })` next to cpu-wasm.
  * `probeCuda()` reports what was found and what was tried, without failing.
  */
-export type { CudaDeviceInfo, LibraryReport, LoadAttempt } from './addon.js';
+export type { CudaAddon, CudaDeviceInfo, LibraryReport, LoadAttempt } from './addon.js';
 export {
   CUDA,
   CudaBackend,

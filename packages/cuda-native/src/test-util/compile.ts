@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
 import { type CudaAddon, loadAddon } from '../addon.js';
 import { PRELUDE } from '../cuda-c.js';
 import { describeStatus, loadLibrary } from '../libraries.js';
@@ -102,4 +103,31 @@ export function compileWithNvrtc(
     else compiled++;
   }
   return { problems, compiled };
+}
+
+/**
+ * The two compile tests of a family's rendered runtimes, as vitest cases: nvcc (skipped without
+ * it) and NVRTC (skipped with the loader's report without a libnvrtc). `runtimes` is called when
+ * the tests run, so it may return runtimes rendered in earlier tests.
+ */
+export function itCompiles(runtimes: () => readonly RenderRuntime[]): void {
+  const nvcc = findNvcc();
+  it.skipIf(nvcc === undefined)(
+    'compiles every generated kernel with nvcc -arch=sm_90',
+    async () => {
+      for (const rt of runtimes()) expect(await compileWithNvcc(rt, nvcc as string)).toEqual([]);
+    },
+    600_000,
+  );
+  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
+    for (const rt of runtimes()) {
+      const res = compileWithNvrtc(rt);
+      if (typeof res === 'string') {
+        console.warn(`NVRTC check skipped: ${res}`);
+        ctx.skip();
+        return;
+      }
+      expect(res.problems).toEqual([]);
+    }
+  }, 600_000);
 }

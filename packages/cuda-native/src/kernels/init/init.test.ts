@@ -14,13 +14,15 @@ import { createOpRegistry, type OpContext, OpReq, type OpReqType, type TBlob } f
 import { describe, expect, it } from 'vitest';
 import { CUDA } from '../../backend.js';
 import { RenderRuntime } from '../../render-runtime.js';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { findNvcc, itCompiles } from '../../test-util/compile.js';
+
+const nvcc = findNvcc();
+
 import { emulateCases } from '../../test-util/host-emulate.js';
 import { renderCases } from '../../test-util/render.js';
 import { installInit } from './index.js';
 import { PHILOX_C } from './random.js';
 
-const nvcc = findNvcc();
 const gxx = ['/usr/bin/g++', '/usr/local/bin/g++'].some((p) => existsSync(p));
 
 /** Run op's cuda kernel on a RenderRuntime with one output; returns the error message, if any. */
@@ -220,24 +222,5 @@ int main() {
     300_000,
   );
 
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-      expect(await compileWithNvcc(extra, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-    const more = compileWithNvrtc(extra);
-    expect(typeof more === 'string' ? [more] : more.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt, extra]);
 });

@@ -10,12 +10,10 @@ import { type ConformanceCase, compareArrays } from '@mx/conformance';
 import type { TBlob } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
 import type { GemmCall } from '../../runtime.js';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { itCompiles } from '../../test-util/compile.js';
 import { type CaseMarks, renderCases } from '../../test-util/render.js';
 import { columnMajorCall } from './gemm.js';
 import { installLinalg } from './index.js';
-
-const nvcc = findNvcc();
 
 /** BLAS sgemm/dgemm in column-major order on a map of device address → element array. */
 function blasGemm(mem: (addr: number) => [Float64Array, number], g: GemmCall): void {
@@ -147,20 +145,5 @@ describe('cuda linalg kernels', () => {
     expect(wrong).toEqual([]);
     expect(checked.length).toBeGreaterThan(80);
   });
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt]);
 });

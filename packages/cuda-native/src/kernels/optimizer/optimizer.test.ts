@@ -10,13 +10,12 @@ import { createOpRegistry, type OpContext, OpReq, type OpReqType, type TBlob } f
 import { describe, expect, it } from 'vitest';
 import { CUDA } from '../../backend.js';
 import { RenderRuntime } from '../../render-runtime.js';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { itCompiles } from '../../test-util/compile.js';
 import { emulateCases } from '../../test-util/host-emulate.js';
 import { renderCases } from '../../test-util/render.js';
 import { installOptimizer } from './index.js';
 import { partsFor } from './sum-sq.js';
 
-const nvcc = findNvcc();
 const gxx = ['/usr/bin/g++', '/usr/local/bin/g++'].some((p) => existsSync(p));
 
 let nextPtr = 0x400000000;
@@ -192,24 +191,5 @@ describe('cuda optimizer kernels', () => {
     300_000,
   );
 
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-      expect(await compileWithNvcc(extra, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-    const more = compileWithNvrtc(extra);
-    expect(typeof more === 'string' ? [more] : more.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt, extra]);
 });

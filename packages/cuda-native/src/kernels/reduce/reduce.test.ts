@@ -10,14 +10,12 @@ import { createOpRegistry, type OpContext, OpReq, type OpReqType } from '@mx/ops
 import { describe, expect, it } from 'vitest';
 import type { CudaBlob } from '../../kernel.js';
 import type { RenderRuntime } from '../../render-runtime.js';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { itCompiles } from '../../test-util/compile.js';
 import { renderCases } from '../../test-util/render.js';
 import { argReduce } from './arg-ops.js';
 import { installReduce } from './index.js';
 import { reduceInto } from './reduce-engine.js';
 import { sortLanes } from './sort.js';
-
-const nvcc = findNvcc();
 
 let addrNext = 0x200000000;
 const blob = (shape: number[], dtype: DTypeName): CudaBlob => {
@@ -194,21 +192,5 @@ describe('cuda reduce kernels', () => {
     expect(ops.filter((e) => e === 'mx_argmin').length).toBe(3);
   });
 
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt]);
 });

@@ -4,15 +4,13 @@
  * Plus the host-side planning (axis merging, the bitonic schedule, Pad's axis plan).
  */
 import { describe, expect, it } from 'vitest';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { itCompiles } from '../../test-util/compile.js';
 import { renderCases } from '../../test-util/render.js';
 import { installShape } from './index.js';
 import { planPad } from './pad.js';
 import { planCopy } from './strided.js';
 import { mergeAxes } from './sum.js';
 import { bitonicSteps } from './take-grad.js';
-
-const nvcc = findNvcc();
 
 const OPS = [
   'Concat',
@@ -66,23 +64,7 @@ describe('cuda shape kernels', () => {
     expect(new Set(entries).size).toBe(entries.length);
   });
 
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt]);
 });
 
 describe('shape planning', () => {

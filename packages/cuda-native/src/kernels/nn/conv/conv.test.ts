@@ -9,7 +9,7 @@ import { createOpRegistry, type OpContext, OpReq } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
 import { CUDA } from '../../../backend.js';
 import { RenderRuntime } from '../../../render-runtime.js';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../../test-util/compile.js';
+import { compileWithNvrtc, itCompiles } from '../../../test-util/compile.js';
 import { renderCases } from '../../../test-util/render.js';
 import { installNnConv } from './index.js';
 
@@ -63,8 +63,6 @@ function renderAs(dtype: DTypeName): { rt: RenderRuntime; ran: number; errors: s
   return { rt, ran, errors };
 }
 
-const nvcc = findNvcc();
-
 describe('cuda nn/conv kernels', () => {
   const r = renderCases(['conv', 'norm'], undefined, (reg, host) => installNnConv(reg, host));
   it('renders every case with arguments matching each kernel signature', () => {
@@ -88,22 +86,7 @@ describe('cuda nn/conv kernels', () => {
     ]);
     expect(r.missing).toEqual(new Set());
   });
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt]);
 
   for (const dtype of ['float16', 'bfloat16'] as const) {
     it(`renders and compiles the convolution and pooling kernels in ${dtype} (req add)`, (ctx) => {

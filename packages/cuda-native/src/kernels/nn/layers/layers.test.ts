@@ -4,14 +4,12 @@
  * plans, prelu geometry, row block sizes).
  */
 import { describe, expect, it } from 'vitest';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../../test-util/compile.js';
+import { itCompiles } from '../../../test-util/compile.js';
 import { renderCases } from '../../../test-util/render.js';
 import { preluGeometry } from './activation.js';
 import { installNnLayers } from './index.js';
 import { rowThreads } from './softmax.js';
 import { bcastPlan } from './util.js';
-
-const nvcc = findNvcc();
 
 describe('cuda nn/layers kernels', () => {
   const r = renderCases(['nn_layers', 'nn_seq'], undefined, (reg, host) => installNnLayers(reg, host));
@@ -55,22 +53,7 @@ describe('cuda nn/layers kernels', () => {
     // Ops of the golden files this family leaves to others: FullyConnected (linalg), smooth_l1 (elementwise).
     expect([...r.missing].sort()).toEqual(['FullyConnected', '_backward_FullyConnected', 'smooth_l1']);
   });
-  it.skipIf(nvcc === undefined)(
-    'compiles every generated kernel with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(r.rt, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-  it('compiles every generated kernel with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(r.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [r.rt]);
 });
 
 describe('nn/layers host planners', () => {
