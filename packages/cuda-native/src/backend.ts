@@ -16,13 +16,13 @@ import { type CudaAddon, type CudaDeviceInfo, loadAddon } from './addon.js';
 import { CUDA_DTYPES } from './cuda-c.js';
 import { DeviceRuntime } from './device-runtime.js';
 import { cudaError } from './errors.js';
-import type { CudaHost } from './kernel.js';
+import { CUDA, type CudaHost } from './kernel.js';
 import { installFamilies } from './kernels/index.js';
 import { type EnvVars, type LibraryStatus, loadLibrary, missingLibrariesError } from './libraries.js';
 import { KernelCompiler } from './nvrtc.js';
 import type { CudaRuntime } from './runtime.js';
 
-export const CUDA = 'cuda';
+export { CUDA };
 
 /** The oldest driver API version accepted (CUDA 12.0). */
 const MIN_DRIVER = 12000;

@@ -10,6 +10,9 @@ import { type Context, type DTypeName, MXNetError } from '@mx/base';
 import type { Attrs, Kernel, OpContext, OpReqType, TBlob } from '@mx/ops';
 import type { CudaRuntime } from './runtime.js';
 
+/** The backend's name: the key of its kernels in every registry. */
+export const CUDA = 'cuda';
+
 /** A dense array on a CUDA device: `ptr` is the allocation's device address. */
 export type CudaBlob = TBlob<number>;
 

@@ -20,8 +20,8 @@ import { join } from 'node:path';
 import { DType, type DTypeName, gpu, type Shape } from '@mx/base';
 import { type CaseArray, compareArrays, loadCases } from '@mx/conformance';
 import { createOpRegistry, type OpContext, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
-import { CUDA } from '../backend.js';
 import type { CudaSource, KernelArg } from '../cuda-c.js';
+import { CUDA } from '../kernel.js';
 import { RenderRuntime } from '../render-runtime.js';
 import { type Dim3, type GemmCall, packArgs, signatureOf } from '../runtime.js';
 

@@ -8,7 +8,7 @@
 import { type DTypeName, gpu, type Shape } from '@mx/base';
 import { type ConformanceCase, loadCases } from '@mx/conformance';
 import { createOpRegistry, type OpContext, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
-import { CUDA } from '../backend.js';
+import { CUDA } from '../kernel.js';
 import { installFamilies } from '../kernels/index.js';
 import { RenderRuntime } from '../render-runtime.js';
 

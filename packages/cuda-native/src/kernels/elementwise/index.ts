@@ -5,8 +5,7 @@
  * dtypes.
  */
 import type { OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
-import type { CudaHost } from '../../kernel.js';
+import { CUDA, type CudaHost } from '../../kernel.js';
 import { castKernel } from './cast.js';
 import { compileElementwise } from './compile.js';
 

@@ -7,8 +7,7 @@
  */
 import { DType, type DTypeName, MXNetError } from '@mx/base';
 import { type OpRegistry, OpReq } from '@mx/ops';
-import { CUDA } from '../../backend.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 
 export function installCopy(registry: OpRegistry, host: CudaHost): void {
   if (!registry.has('_copyto')) return;

@@ -9,9 +9,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES, ctype } from '../../cuda-c.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { computeC, generate } from './generate.js';
 

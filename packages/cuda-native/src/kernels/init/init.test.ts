@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { type DTypeName, gpu, type Shape } from '@mx/base';
 import { createOpRegistry, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CUDA } from '../../backend.js';
+import { CUDA } from '../../kernel.js';
 import { RenderRuntime } from '../../render-runtime.js';
 import { findNvcc, itCompiles } from '../../test-util/compile.js';
 

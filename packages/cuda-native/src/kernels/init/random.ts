@@ -21,9 +21,8 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type OpContext, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { BLOCK, blocksFor, type CudaSource, ctype, hashText, type KernelArg } from '../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { checkDtype, computeC, storeC } from './generate.js';
 

@@ -14,9 +14,8 @@
 import type { DTypeName } from '@mx/base';
 import { MXNetError } from '@mx/base';
 import { type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { ctype } from '../../cuda-c.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { checkDtype, computeC, type GenParam, generate } from './generate.js';
 

@@ -11,8 +11,7 @@
 import { MXNetError, type Shape } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
 import { OpReq } from '@mx/ops';
-import { CUDA } from '../../backend.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import { addBias, columnSum } from './bias.js';
 import { rowGemm } from './gemm.js';
 import { GEMM_DTYPES, gemmDtype, mul2d } from './products.js';

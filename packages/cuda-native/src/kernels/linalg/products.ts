@@ -8,8 +8,7 @@
 import { MXNetError, type Shape } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
 import { OpReq } from '@mx/ops';
-import { CUDA } from '../../backend.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { type RowGemm, rowGemm } from './gemm.js';
 

@@ -8,9 +8,8 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { Attrs, OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { ctype, loadC } from '../../cuda-c.js';
-import { type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaHost, cudaKernel } from '../../kernel.js';
 import {
   checkRank,
   DEVICE,

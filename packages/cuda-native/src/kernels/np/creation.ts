@@ -8,9 +8,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES, loadC, MAXD } from '../../cuda-c.js';
-import { type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaHost, cudaKernel } from '../../kernel.js';
 import {
   castFromDouble,
   checkRank,

@@ -10,9 +10,8 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type OpRegistry, sliceStart } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES, ctype, loadC } from '../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import {
   castFromDouble,
   checkRank,

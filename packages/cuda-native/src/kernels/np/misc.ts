@@ -6,9 +6,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { loadC } from '../../cuda-c.js';
-import { type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaHost, cudaKernel } from '../../kernel.js';
 import { castFromDouble, i64, isAdd, launch1d, ptr, skip, source, st, storeC } from './common.js';
 
 const MISC_DTYPES: readonly DTypeName[] = ['float32', 'float64', 'int32', 'int64', 'int8', 'uint8'];

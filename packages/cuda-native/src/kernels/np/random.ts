@@ -12,10 +12,9 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { OpContext, OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import type { KernelArg } from '../../cuda-c.js';
 import { loadC } from '../../cuda-c.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import { broadcastStrides } from './bitwise.js';
 import {
   castFromDouble,

@@ -8,9 +8,8 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { loadC } from '../../cuda-c.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import {
   castFromDouble,
   checkRank,

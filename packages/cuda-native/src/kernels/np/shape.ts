@@ -8,9 +8,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES, ctype, loadC } from '../../cuda-c.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import { type AxisMap, gatherAxes, scatterAxes } from './axis-map.js';
 import { denseStrides, dims, i32, i64, isAdd, launch1d, ptr, skip, source, st, storeC } from './common.js';
 

@@ -8,9 +8,8 @@
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry } from '@mx/ops';
 import { traceDiagonal } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES, ctype, loadC } from '../../cuda-c.js';
-import { addr, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaHost, cudaKernel } from '../../kernel.js';
 import {
   checkRank,
   denseStrides,

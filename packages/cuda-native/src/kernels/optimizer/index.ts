@@ -12,8 +12,7 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { Attrs, OpRegistry } from '@mx/ops';
-import { CUDA } from '../../backend.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import {
   ADAM,
   adamWSpec,

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { type DTypeName, gpu, type Shape } from '@mx/base';
 import { createOpRegistry, type OpContext, OpReq, type OpReqType, type TBlob } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CUDA } from '../../backend.js';
+import { CUDA } from '../../kernel.js';
 import { RenderRuntime } from '../../render-runtime.js';
 import { itCompiles } from '../../test-util/compile.js';
 import { emulateCases } from '../../test-util/host-emulate.js';

@@ -11,9 +11,8 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { BLOCK, type CudaSource, ctype, hashText, loadC } from '../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 
 const MAX_PARTS = 256;

@@ -12,9 +12,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import { type Attrs, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { type CudaSource, ctype, hashText, loadC } from '../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { accC, accKind, HELPERS, writeC } from './cgen.js';
 import { laneGeometry, RBLOCK, REDUCE_DTYPES, reduceLaunch, unsupported } from './geometry.js';

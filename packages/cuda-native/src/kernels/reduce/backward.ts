@@ -16,9 +16,8 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type Attrs, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { blocksFor, CUDA_DTYPES, type CudaSource, ctype, hashText, MAXD } from '../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { accKind, addStorageC, fromStorageC, HELPERS, writeC } from './cgen.js';
 import { broadcastFlags, laneGeometry, REDUCE_DTYPES, reducedFlags, unsupported } from './geometry.js';

@@ -5,8 +5,7 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import { REDUCE_DTYPES } from './geometry.js';
 import { INDEX_DTYPES, type Out, type SortOutputs, sortLanes } from './sort.js';
 

@@ -6,9 +6,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES } from '../../cuda-c.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import { FLOAT_DTYPES, REDUCE_DTYPES, reducedFlags, unsupported } from './geometry.js';
 import { type Finish, type RedOp, reduceInto } from './reduce-engine.js';
 

@@ -8,9 +8,8 @@
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
 import { OpReq } from '@mx/ops';
-import { CUDA } from '../../backend.js';
 import { CUDA_DTYPES, ctype, type KernelArg } from '../../cuda-c.js';
-import { type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../kernel.js';
+import { CUDA, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../kernel.js';
 
 export const norm = (a: number, n: number): number => (a < 0 ? a + n : a);
 

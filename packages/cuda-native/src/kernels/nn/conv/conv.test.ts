@@ -7,7 +7,7 @@ import { type DTypeName, gpu, type Shape } from '@mx/base';
 import { loadCases } from '@mx/conformance';
 import { createOpRegistry, type OpContext, OpReq } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
-import { CUDA } from '../../../backend.js';
+import { CUDA } from '../../../kernel.js';
 import { RenderRuntime } from '../../../render-runtime.js';
 import { compileWithNvrtc, itCompiles } from '../../../test-util/compile.js';
 import { renderCases } from '../../../test-util/render.js';

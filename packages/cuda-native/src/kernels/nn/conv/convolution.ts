@@ -8,8 +8,7 @@
  * an op.
  */
 import type { OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import {
   type ConvRun,
   convBackwardData,

@@ -6,9 +6,8 @@
  * 4, the op's mutateInputs) in place with the biased variance.
  */
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import type { KernelArg } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import type { CudaRuntime } from '../../../runtime.js';
 import { chanPlan } from './channels.js';
 import { commonDtype, FLOATS, type Mode, modeOf, pow2AtLeast, RED_THREADS } from './cuda-util.js';

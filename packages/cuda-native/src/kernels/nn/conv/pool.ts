@@ -7,9 +7,8 @@
  */
 import { MXNetError } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { BLOCK, blocksFor, ctype, type KernelArg } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import type { CudaRuntime } from '../../../runtime.js';
 import { to3 } from './conv-geom.js';
 import { indexC } from './conv-sources.js';

@@ -11,9 +11,8 @@
  */
 import { MXNetError, type Shape } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { BLOCK, loadC } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { runMap } from './map.js';
 import { fillRandom } from './random.js';
 import { accOf, cptr, FLOATS, modeOf, putC, requireFloat, SourceCache } from './util.js';

@@ -15,9 +15,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { CUDA_DTYPES, type KernelArg, loadC } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { runMap } from './map.js';
 import { bcastPlan, cptr, indexReaderC, type Mode, modeOf, putC, requireFloat, SourceCache } from './util.js';
 

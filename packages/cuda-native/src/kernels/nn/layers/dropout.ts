@@ -7,8 +7,7 @@
  * way, in training; otherwise the gradient passes through.
  */
 import type { Attrs, OpRegistry } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
-import { type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { runMap } from './map.js';
 import { fillRandom } from './random.js';
 import { bcastPlan, FLOATS, modeOf, requireFloat } from './util.js';

@@ -13,9 +13,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import { type Attrs, type OpRegistry, OpReq } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { BLOCK, blocksFor, CUDA_DTYPES, ctype, loadC } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { runMap } from './map.js';
 import { cptr, indexReaderC, modeOf, putC, requireFloat, SourceCache } from './util.js';
 

@@ -14,9 +14,8 @@ import {
   type SoftmaxOutputAttrs,
   softmaxOutputGeometry,
 } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { BLOCK, blocksFor, loadC } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { runMap } from './map.js';
 import { softmaxRows } from './softmax.js';
 import { cptr, FLOATS, modeOf, putC, requireFloat, SourceCache } from './util.js';

@@ -13,9 +13,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { BLOCK, blocksFor, CUDA_DTYPES, ctype, KIND_C, loadC, toStorage } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { cptr, indexReaderC, type Mode, modeOf, prod, putC, requireFloat, SourceCache } from './util.js';
 
 type SeqMode = 'mask' | 'reverse' | 'last' | 'lastback';

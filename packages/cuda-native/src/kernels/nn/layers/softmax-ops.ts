@@ -7,8 +7,7 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
-import { type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { CUDA, type CudaBlob, type CudaCompute, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { runMap } from './map.js';
 import { type RowGeometry, softmaxRows } from './softmax.js';
 import { around, FLOATS, modeOf, normAxis, requireFloat } from './util.js';

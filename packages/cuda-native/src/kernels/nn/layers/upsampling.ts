@@ -13,9 +13,8 @@
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry, OpReqType } from '@mx/ops';
-import { CUDA } from '../../../backend.js';
 import { BLOCK, blocksFor, type KernelArg, loadC } from '../../../cuda-c.js';
-import { addr, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
+import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../../kernel.js';
 import { BLOCK_REDUCE_C } from './softmax.js';
 import { accOf, cptr, FLOATS, type Mode, modeOf, putC, requireFloat, SourceCache } from './util.js';
 
