@@ -27,6 +27,8 @@ export interface RenderResult {
   readonly errors: string[];
   /** Ops seen in the cases with no cuda kernel. */
   readonly missing: Set<string>;
+  /** Cases the kernel's `checkDTypes` refuses before any launch (the runtime reports them). */
+  readonly refused: readonly string[];
   readonly registry: OpRegistry;
 }
 
@@ -56,6 +58,7 @@ export function renderCases(
   const ran = new Map<string, number>();
   const errors: string[] = [];
   const missing = new Set<string>();
+  const refusedCases: string[] = [];
   let addr = 0x100000000;
   const blob = (shape: Shape, dtype: DTypeName): TBlob<number> => {
     const size = shape.reduce((a, b) => a * b, 1);
@@ -86,6 +89,13 @@ export function renderCases(
         (_, i) => c.outputs?.[i]?.dtype,
       );
       op.inferType(attrs, inTypes, outTypes);
+      // The runtime asks the kernel before pushing (a composite refuses a dtype change it cannot
+      // run); such a case gets that MXNetError on a device, not a launch.
+      const refused = kernel.checkDTypes?.(attrs, inTypes as DTypeName[], outTypes as DTypeName[]);
+      if (refused !== undefined) {
+        refusedCases.push(`${op.name}/${c.name}: ${refused}`);
+        continue;
+      }
       const inputs = c.inputs.map((a) => blob(a.shape, a.dtype));
       const outputs = outShapes.map((s, i) => blob(s ?? [], outTypes[i] ?? 'float32'));
       const gen = fakeGenerator();
@@ -117,5 +127,5 @@ export function renderCases(
       errors.push(`${op.name}/${c.name}: ${(e as Error).message.split('\n')[0]}`);
     }
   }
-  return { rt, ran, errors, missing, registry };
+  return { rt, ran, errors, missing, registry, refused: refusedCases };
 }

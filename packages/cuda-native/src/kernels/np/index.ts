@@ -10,6 +10,7 @@ import { installNpBitwise } from './bitwise.js';
 import { installNpCreation } from './creation.js';
 import { installNpIndexing } from './indexing.js';
 import { installNpMisc } from './misc.js';
+import { installNpProducts } from './products/index.js';
 import { installNpRandom } from './random.js';
 import { installNpReduce } from './reduce.js';
 import { installNpShape } from './shape.js';
@@ -23,5 +24,6 @@ export function installNp(registry: OpRegistry, host: CudaHost): void {
   installNpReduce(registry, host);
   installNpRandom(registry, host);
   installNpTrace(registry, host);
+  installNpProducts(registry, host);
   installNpMisc(registry, host);
 }

@@ -11,8 +11,6 @@ const MASK_WRITE =
 const DECOMP =
   'pivoted/iterative factorisation with data-dependent control flow; planned with cuSOLVER (getrf/potrf/geqrf/gesvd/syevd), which the addon does not load yet — run np.linalg on cpu(0)';
 const DECOMP_GRAD = 'backward of a decomposition that runs on cpu(0) (needs the cuSOLVER factors)';
-const LOWERED =
-  "lowered onto einsum's executor on cpu-wasm (@mx/ops lowerProduct / planEinsum); the CUDA lowering (rt.gemm for the GEMM steps, a strided multiply-and-sum kernel for diagonals, broadcasts and several-operand steps) is not written yet — run on cpu(0)";
 const SEQUENTIAL = 'sequential draws per call (not a per-element transform of Philox draws)';
 const HOST_TINY = 'a handful of index values computed once per call on the host; not yet written as a kernel';
 
@@ -33,19 +31,6 @@ export const LEFT_OUT: Readonly<Record<string, string>> = {
   _backward_np_average: 'gradient of _npi_average, which is left out',
   _npi_percentile: 'sorts every lane (needs a segmented device sort, cub); not written yet — run on cpu(0)',
   _histogram: 'bin search with integer atomics per bin and a data-dependent range; not written yet',
-  // products
-  _npi_matmul: LOWERED,
-  _backward_np_matmul: LOWERED,
-  _npi_dot: LOWERED,
-  _backward_npi_dot: LOWERED,
-  _npi_tensordot: LOWERED,
-  _backward_npi_tensordot: LOWERED,
-  _npi_tensordot_int_axes: LOWERED,
-  _backward_npi_tensordot_int_axes: LOWERED,
-  _npi_kron: LOWERED,
-  _backward_npi_kron: LOWERED,
-  _npi_einsum: LOWERED,
-  _backward_npi_einsum: LOWERED,
   // linalg
   _linalg_det: `${DECOMP}; LU with partial pivoting`,
   _linalg_slogdet: `${DECOMP}; LU with partial pivoting`,

@@ -22,6 +22,18 @@ const FAMILIES = [
 
 /** The np ops with kernels here that the golden cases exercise. */
 const EXPECTED = [
+  '_npi_einsum',
+  '_backward_npi_einsum',
+  '_npi_matmul',
+  '_backward_np_matmul',
+  '_npi_dot',
+  '_backward_npi_dot',
+  '_npi_tensordot',
+  '_backward_npi_tensordot',
+  '_npi_tensordot_int_axes',
+  '_backward_npi_tensordot_int_axes',
+  '_npi_kron',
+  '_backward_npi_kron',
   '_backward_gather_nd',
   '_backward_npi_diff',
   '_backward_npi_pad',

@@ -1,6 +1,6 @@
 /**
- * `_npi_trace` and `_backward_npi_trace`: the one np product with a kernel here (matmul, dot,
- * tensordot, kron and einsum are lowered onto einsum's executor on cpu-wasm; see left-out.ts). A
+ * `_npi_trace` and `_backward_npi_trace`: a diagonal sum of its own (matmul, dot, tensordot,
+ * kron and einsum run through the einsum executor in products/). A
  * thread per output sums its diagonal (offset, axis1, axis2) in double (floats) or 64-bit integers
  * (wrapping on store, as cpu-wasm's typed-array stores); the gradient zeroes (unless req=add) and
  * adds ograd along each diagonal — positions are distinct, so no atomics.
