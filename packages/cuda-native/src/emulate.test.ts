@@ -4,7 +4,9 @@
  * on the CPU the way CUDA runs it (blocks in turn, a block's threads as real threads with barriers,
  * warp shuffles, atomics; cuBLAS replaced by a reference GEMM) — see test-util/host-emulate.ts.
  * Outputs start as 0xff bytes (NaN), so an element a kernel forgets to write fails; each family
- * also runs with req add on outputs holding the expected values (expecting twice them). Host libm
+ * also runs with req add on outputs holding the expected values (expecting twice them). Bad-input
+ * cases that reach a kernel must fail with the expected message, directly or through a device
+ * check read back after the op (take mode=raise, gather_nd's bounds). Host libm
  * stands in for CUDA's libdevice (both within the cases' tolerances), and the random samplers are
  * left to their own tests (a GPU draws another sequence than cpu(0)).
  */
@@ -61,6 +63,13 @@ describe.skipIf(!gxx)('cuda kernels executed on the host (g++ SIMT emulation)', 
       }, 600_000);
     }
   }
+  it('bad indices fail the op through a device check, naming the index (take raise, gather_nd, scatter)', () => {
+    const shape = emulateCases(['shape'], installShape, (op) => op === 'take');
+    const np = emulateCases(['np_indexing'], installNp, (op) => /gather_nd|scatter_set_nd/.test(op));
+    expect([...shape.problems, ...np.problems]).toEqual([]);
+    expect(shape.errors).toBe(2);
+    expect(np.errors).toBe(4);
+  }, 600_000);
   it('nn/conv with a 1-byte scratch budget (one image per pass, every chunking path)', () => {
     const saved = convTuning.scratchLimit;
     convTuning.scratchLimit = 1;

@@ -4,9 +4,10 @@
  * float64 / int64 accumulator in scratch — duplicates accumulate exactly as cpu-wasm's float64
  * sum — then one pass rounds into the output honouring req), `_scatter_set_nd` (copy lhs, then
  * write each tuple's block) and `_slice_assign` / `_slice_assign_scalar` (copy lhs, then write a
- * strided window). Index tuples wrap negative values; a GPU kernel cannot raise, so out-of-range
- * indices are clamped into the axis (MXNet's GPU kernels do not check either) where cpu-wasm
- * raises NumPy's IndexError.
+ * strided window). Index tuples wrap negative values. Out-of-range indices raise NumPy's
+ * IndexError as on cpu-wasm: a check kernel records the first bad index (in cpu-wasm's scan order)
+ * in scratch the runtime reads back after the op (`rt.check`), and the kernels that write read that
+ * verdict and write nothing when it is set.
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type OpRegistry, sliceStart } from '@mx/ops';
@@ -41,16 +42,75 @@ function tupleC(indDtype: DTypeName): string {
       long long v = (long long)(${loadC('ind', indDtype, 'j * nIdx + t')});
       long long size = shape.v[j];
       if (v < 0) v += size;
-      v = v < 0 ? 0 : (v >= size ? size - 1 : v);
+      v = v < 0 ? 0 : (v >= size ? size - 1 : v); // unreachable once the bounds check passed
       off += v * stride.v[j];
     }`;
 }
+
+/** The two kernels of the bounds check: the first bad raw position (atomicMin), then its value. */
+function checkSources(indDtype: DTypeName) {
+  const op = 'index_check';
+  const find = source(op, `find|${indDtype}`, (entry) => {
+    return `extern "C" __global__ void ${entry}(unsigned long long* bad, const ${st(indDtype, op)}* ind, long long total, long long nIdx, MxDims shape) {
+  MX_GRID_LOOP(p, total) {
+    long long v = (long long)(${loadC('ind', indDtype, 'p')});
+    long long size = shape.v[p / nIdx];
+    if (v < -size || v >= size) atomicMin(bad, (unsigned long long)p);
+  }
+}
+`;
+  });
+  const value = source(op, `value|${indDtype}`, (entry) => {
+    return `extern "C" __global__ void ${entry}(unsigned long long* bad, const ${st(indDtype, op)}* ind, long long total, long long nIdx, MxDims shape) {
+  if (blockIdx.x == 0 && threadIdx.x == 0 && bad[0] != 0xffffffffffffffffull)
+    bad[1] = (unsigned long long)(long long)(${loadC('ind', indDtype, '(long long)bad[0]')});
+}
+`;
+  });
+  return [find, value] as const;
+}
+
+/**
+ * Queue the bounds check of index tuples `ind` against the first `t.m` axes; returns the verdict's
+ * address for the writing kernels. The op fails with cpu-wasm's IndexError.
+ */
+function boundsCheck(
+  rt: CudaHost['rt'],
+  op: string,
+  ind: CudaBlob,
+  t: { m: number; nIdx: number; shape: number[] },
+  shapes: readonly (readonly number[])[],
+): number {
+  const bad = rt.check(16, (bytes) => {
+    const v = new BigInt64Array(bytes.buffer, bytes.byteOffset, 2);
+    if (v[0] === -1n) return undefined;
+    const axis = Math.floor(Number(v[0]) / t.nIdx);
+    const size = t.shape[axis] as number;
+    return new MXNetError(`index ${v[1]} is out of bounds for axis ${axis} with size ${size}`, {
+      op,
+      device: DEVICE,
+      shapes: [...shapes],
+      hint: `indices along axis ${axis} must lie in [${-size}, ${size - 1}]`,
+    });
+  });
+  rt.memset(bad, 0xff, 16);
+  const total = t.m * t.nIdx;
+  if (total === 0) return bad;
+  const args = [{ t: 'ptr' as const, v: bad }, ptr(ind, op), i64(total), i64(t.nIdx), dims(t.shape)];
+  const [find, value] = checkSources(ind.dtype);
+  launch1d(rt, find, total, args);
+  rt.launch(value, [1], [32], args);
+  return bad;
+}
+
+const UNSET = 'if (bad[0] != 0xffffffffffffffffull) return;';
 
 function gatherSource(dtype: DTypeName, indDtype: DTypeName, add: boolean) {
   const op = 'gather_nd';
   return source(op, `${dtype}|${indDtype}|${add}`, (entry) => {
     const s = st(dtype, op);
-    return `extern "C" __global__ void ${entry}(const ${s}* data, const ${st(indDtype, op)}* ind, ${s}* out, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride) {
+    return `extern "C" __global__ void ${entry}(const ${s}* data, const ${st(indDtype, op)}* ind, ${s}* out, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride, const unsigned long long* bad) {
+  ${UNSET}
   MX_GRID_LOOP(o, n) {
     long long t = o / blk;
     ${tupleC(indDtype)}
@@ -68,7 +128,8 @@ function scatterAddSource(dtype: DTypeName, indDtype: DTypeName) {
     const add = float
       ? `atomicAdd(acc + off + o % blk, (double)${loadC('g', dtype, 'o')});`
       : `atomicAdd((unsigned long long*)acc + off + o % blk, (unsigned long long)(long long)${loadC('g', dtype, 'o')});`;
-    return `extern "C" __global__ void ${entry}(const ${st(dtype, op)}* g, const ${st(indDtype, op)}* ind, ${float ? 'double' : 'long long'}* acc, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride) {
+    return `extern "C" __global__ void ${entry}(const ${st(dtype, op)}* g, const ${st(indDtype, op)}* ind, ${float ? 'double' : 'long long'}* acc, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride, const unsigned long long* bad) {
+  ${UNSET}
   MX_GRID_LOOP(o, n) {
     long long t = o / blk;
     ${tupleC(indDtype)}
@@ -97,7 +158,8 @@ function scatterSetSource(dtype: DTypeName, indDtype: DTypeName) {
   const op = '_scatter_set_nd';
   return source(op, `${dtype}|${indDtype}`, (entry) => {
     const s = st(dtype, op);
-    return `extern "C" __global__ void ${entry}(const ${s}* rhs, const ${st(indDtype, op)}* ind, ${s}* out, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride) {
+    return `extern "C" __global__ void ${entry}(const ${s}* rhs, const ${st(indDtype, op)}* ind, ${s}* out, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride, const unsigned long long* bad) {
+  ${UNSET}
   MX_GRID_LOOP(o, n) {
     long long t = o / blk;
     ${tupleC(indDtype)}
@@ -211,6 +273,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
     if (data === undefined || ind === undefined || out === undefined || skip(req[0])) return;
     const t = tuples(op, ind, data.shape, [data]);
     if (out.size === 0) return;
+    const bad = boundsCheck(host.rt, op, ind, t, [ind.shape, data.shape]);
     const src = gatherSource(out.dtype, ind.dtype, isAdd(req[0]));
     launch1d(host.rt, src, out.size, [
       ptr(data, op),
@@ -222,6 +285,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
       i32(t.m),
       dims(t.shape),
       dims(t.stride),
+      { t: 'ptr', v: bad },
     ]);
   });
 
@@ -234,6 +298,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
       const t = tuples(op, ind, out.shape, [g]);
       if (out.size === 0) return;
       const rt = host.rt;
+      const bad = boundsCheck(rt, op, ind, t, [ind.shape, out.shape]);
       const acc = rt.temp(out.size * 8);
       rt.memset(acc, 0, out.size * 8);
       launch1d(rt, scatterAddSource(out.dtype, ind.dtype), g.size, [
@@ -246,6 +311,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
         i32(t.m),
         dims(t.shape),
         dims(t.stride),
+        { t: 'ptr', v: bad },
       ]);
       launch1d(rt, finishSource(out.dtype, isAdd(req[0])), out.size, [
         { t: 'ptr', v: acc },
@@ -274,6 +340,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
       rt.copy(staged, rhsAddr, rhs.size * bytes);
       rhsAddr = staged;
     }
+    const bad = boundsCheck(rt, op, ind, t, [ind.shape, lhs.shape]);
     copyBase(rt, lhs, out, op);
     if (rhs.size === 0) return;
     // Duplicate tuples: one of the writes wins (NumPy keeps the last; the GPU order is unspecified).
@@ -287,6 +354,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
       i32(t.m),
       dims(t.shape),
       dims(t.stride),
+      { t: 'ptr', v: bad },
     ]);
   });
 
