@@ -167,6 +167,24 @@ export function argTypeOf(kind: Kind): 'f32' | 'f64' | 'i32' | 'i64' {
   return kind === 'f32' ? 'f32' : kind === 'f64' ? 'f64' : kind === 'i64' ? 'i64' : 'i32';
 }
 
+const SOURCES = new Map<string, CudaSource>();
+
+/**
+ * The source of specialisation `key` of a kernel family member `prefix`, built once per process:
+ * `build(entry)` returns CUDA C defining `extern "C" __global__ void <entry>(...)`. Generation is a
+ * pure function of (prefix, key), so one memo serves every family (codegen never runs per call).
+ */
+export function cachedSource(prefix: string, key: string, build: (entry: string) => string): CudaSource {
+  const k = `${prefix}|${key}`;
+  let s = SOURCES.get(k);
+  if (s === undefined) {
+    const entry = `mx_${prefix.replace(/[^A-Za-z0-9]/g, '_')}_${hashText(k)}`;
+    s = { entry, code: build(entry) };
+    SOURCES.set(k, s);
+  }
+  return s;
+}
+
 /** Stable short hash of a string (FNV-1a, 52 bits) for kernel entry names and cache files. */
 export function hashText(s: string): string {
   let h1 = 0x811c9dc5;

@@ -10,8 +10,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   KIND_C,
   loadC,
   toStorage,
@@ -19,30 +19,15 @@ import {
 import { addr, type CudaBlob } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 
-const cache = new Map<string, CudaSource>();
-
-function cached(key: string, make: () => CudaSource): CudaSource {
-  let s = cache.get(key);
-  if (s === undefined) {
-    s = make();
-    cache.set(key, s);
-  }
-  return s;
-}
-
 export function biasSource(dtype: DTypeName, add: boolean): CudaSource {
-  return cached(`bias|${dtype}|${add}`, () => {
+  return cachedSource('fc_bias', `${dtype}|${add}`, (entry) => {
     const T = ctype(dtype).storage;
     const K = KIND_C[ctype(dtype).kind];
-    const entry = `mx_fc_bias_${dtype}${add ? '_add' : ''}_${hashText(`${dtype}${add}`)}`;
     const v = add ? `${loadC('y', dtype, 'i')} + ${loadC('b', dtype, 'i % n')}` : loadC('b', dtype, 'i % n');
-    return {
-      entry,
-      code: `extern "C" __global__ void ${entry}(${T}* y, const ${T}* b, long long total, long long n) {
+    return `extern "C" __global__ void ${entry}(${T}* y, const ${T}* b, long long total, long long n) {
   MX_GRID_LOOP(i, total) { const ${K} v = ${v}; y[i] = ${toStorage(dtype, 'v')}; }
 }
-`,
-    };
+`;
   });
 }
 
@@ -64,22 +49,18 @@ export function addBias(rt: CudaRuntime, y: CudaBlob, b: CudaBlob, m: number, n:
 }
 
 export function columnSumSource(dtype: DTypeName, add: boolean): CudaSource {
-  return cached(`colsum|${dtype}|${add}`, () => {
+  return cachedSource('colsum', `${dtype}|${add}`, (entry) => {
     const T = ctype(dtype).storage;
     const acc = dtype === 'float64' ? 'double' : 'float';
-    const entry = `mx_colsum_${dtype}${add ? '_add' : ''}_${hashText(`${dtype}${add}`)}`;
     const result = add ? `(${acc})${loadC('out', dtype, 'j')} + s` : 's';
-    return {
-      entry,
-      code: `extern "C" __global__ void ${entry}(${T}* out, const ${T}* x, long long m, long long n) {
+    return `extern "C" __global__ void ${entry}(${T}* out, const ${T}* x, long long m, long long n) {
   MX_GRID_LOOP(j, n) {
     ${acc} s = 0;
     for (long long i = 0; i < m; i++) s += (${acc})${loadC('x', dtype, 'i * n + j')};
     out[j] = ${toStorage(dtype, `(${KIND_C[ctype(dtype).kind]})(${result})`)};
   }
 }
-`,
-    };
+`;
   });
 }
 

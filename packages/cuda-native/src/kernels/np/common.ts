@@ -11,8 +11,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   type KernelArg,
   KIND_C,
   loadC,
@@ -24,22 +24,8 @@ import type { CudaRuntime } from '../../runtime.js';
 
 export const DEVICE = 'gpu (cuda-native)';
 
-const SOURCES = new Map<string, CudaSource>();
-
-/**
- * The source of `op` specialised by `key`, built once: `build(entry)` returns the CUDA C text,
- * which must define `extern "C" __global__ void <entry>(...)`.
- */
-export function source(op: string, key: string, build: (entry: string) => string): CudaSource {
-  const k = `${op}|${key}`;
-  let s = SOURCES.get(k);
-  if (s === undefined) {
-    const entry = `mx_${op.replace(/[^A-Za-z0-9]/g, '_')}_${hashText(k)}`;
-    s = { entry, code: build(entry) };
-    SOURCES.set(k, s);
-  }
-  return s;
-}
+/** The source of `op` specialised by `key` (cuda-c.ts's `cachedSource`). */
+export const source = cachedSource;
 
 /** Launch a grid-stride kernel over `n` items (nothing when n is 0). */
 export function launch1d(rt: CudaRuntime, src: CudaSource, n: number, args: readonly KernelArg[]): void {

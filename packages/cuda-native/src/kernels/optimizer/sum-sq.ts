@@ -11,7 +11,7 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { BLOCK, type CudaSource, ctype, hashText, loadC } from '../../cuda-c.js';
+import { BLOCK, type CudaSource, cachedSource, ctype, loadC } from '../../cuda-c.js';
 import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 
@@ -30,17 +30,7 @@ const TREE = `  sh[threadIdx.x] = acc;
   }
 `;
 
-const SOURCES = new Map<string, CudaSource>();
-
-function cached(key: string, make: (entry: string) => string): CudaSource {
-  let src = SOURCES.get(key);
-  if (src === undefined) {
-    const entry = `mx_sumsq_${hashText(key)}`;
-    src = { entry, code: make(entry) };
-    SOURCES.set(key, src);
-  }
-  return src;
-}
+const cached = (key: string, make: (entry: string) => string): CudaSource => cachedSource('sumsq', key, make);
 
 function partialSource(dtype: DTypeName): CudaSource {
   const st = ctype(dtype, 'multi_sum_sq').storage;

@@ -21,8 +21,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   type KernelArg,
   loadC,
   toStorage,
@@ -112,8 +112,6 @@ function loopBody(spec: UpdateSpec, flags: number, mode: Mode, dtypes: readonly 
   return body;
 }
 
-const SOURCES = new Map<string, CudaSource>();
-
 function sourceFor(
   spec: UpdateSpec,
   flags: number,
@@ -123,34 +121,31 @@ function sourceFor(
   multi: boolean,
 ): CudaSource {
   const key = `opt|${spec.key}|${flags}|${mode}|${dtypes.join(',')}|${real}|${multi ? 'multi' : 'single'}`;
-  const hit = SOURCES.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_opt_${spec.key}_${hashText(key)}`;
-  const R = real === 'f32' ? 'float' : 'double';
-  const ptrType = (k: number) => `${ctype(dtypes[k] as DTypeName).storage}*`;
-  const K = spec.slots.length;
-  const U = spec.uniforms.length;
-  const loop = `  MX_GRID_LOOP(i, n) {\n${loopBody(spec, flags, mode, dtypes)}  }\n`;
-  let code: string;
-  if (!multi) {
-    const params = [
-      'long long n',
-      ...spec.slots.map((s, k) => `${ptrType(k)} p_${s}`),
-      ...spec.uniforms.map((u) => `${R} u_${u}`),
-    ];
-    code = `typedef ${R} R;\n${HELPERS}extern "C" __global__ void ${entry}(${params.join(', ')}) {\n${loop}}\n`;
-  } else {
-    const ptrs = spec.slots.map((s, k) => `  ${ptrType(k)} p_${s} = (${ptrType(k)})t[${k}];\n`).join('');
-    const us = spec.uniforms.map((u, j) => `  const R u_${u} = ut[w * ${U} + ${j}];\n`).join('');
-    code = `typedef ${R} R;\n${HELPERS}extern "C" __global__ void ${entry}(const long long* tab, const ${R}* ut, int w0) {
+  return cachedSource(`opt_${spec.key}`, key, (entry) => {
+    const R = real === 'f32' ? 'float' : 'double';
+    const ptrType = (k: number) => `${ctype(dtypes[k] as DTypeName).storage}*`;
+    const K = spec.slots.length;
+    const U = spec.uniforms.length;
+    const loop = `  MX_GRID_LOOP(i, n) {\n${loopBody(spec, flags, mode, dtypes)}  }\n`;
+    let code: string;
+    if (!multi) {
+      const params = [
+        'long long n',
+        ...spec.slots.map((s, k) => `${ptrType(k)} p_${s}`),
+        ...spec.uniforms.map((u) => `${R} u_${u}`),
+      ];
+      code = `typedef ${R} R;\n${HELPERS}extern "C" __global__ void ${entry}(${params.join(', ')}) {\n${loop}}\n`;
+    } else {
+      const ptrs = spec.slots.map((s, k) => `  ${ptrType(k)} p_${s} = (${ptrType(k)})t[${k}];\n`).join('');
+      const us = spec.uniforms.map((u, j) => `  const R u_${u} = ut[w * ${U} + ${j}];\n`).join('');
+      code = `typedef ${R} R;\n${HELPERS}extern "C" __global__ void ${entry}(const long long* tab, const ${R}* ut, int w0) {
   const long long w = (long long)w0 + blockIdx.y;
   const long long* t = tab + w * ${K + 1};
 ${ptrs}  const long long n = t[${K}];
 ${us}${loop}}\n`;
-  }
-  const src = { entry, code };
-  SOURCES.set(key, src);
-  return src;
+    }
+    return code;
+  });
 }
 
 function uniformValues(spec: UpdateSpec, u: Readonly<Record<string, number>>): number[] {

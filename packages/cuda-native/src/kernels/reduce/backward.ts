@@ -16,7 +16,7 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { type Attrs, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { blocksFor, CUDA_DTYPES, type CudaSource, ctype, hashText, MAXD } from '../../cuda-c.js';
+import { blocksFor, CUDA_DTYPES, type CudaSource, cachedSource, ctype, MAXD } from '../../cuda-c.js';
 import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { accKind, addStorageC, fromStorageC, HELPERS, writeC } from './cgen.js';
@@ -29,16 +29,8 @@ interface AxesAttrs extends Attrs {
   readonly exclude: boolean;
 }
 
-const cache = new Map<string, CudaSource>();
-
-function cached(key: string, name: string, make: (entry: string) => string): CudaSource {
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_${name}_${hashText(key)}`;
-  const src = { entry, code: make(entry) };
-  cache.set(key, src);
-  return src;
-}
+const cached = (key: string, name: string, make: (entry: string) => string): CudaSource =>
+  cachedSource(name, key, make);
 
 function spreadSource(mean: boolean, dtype: DTypeName): CudaSource {
   return cached(

@@ -12,7 +12,7 @@
  */
 import type { DTypeName } from '@mx/base';
 import { type Attrs, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
-import { type CudaSource, ctype, hashText } from '../../cuda-c.js';
+import { type CudaSource, cachedSource, ctype } from '../../cuda-c.js';
 import { addr, CUDA, type CudaBlob, type CudaHost, cudaKernel } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { accC, accKind, addStorageC, castC, fromStorageC, HELPERS, writeC } from './cgen.js';
@@ -22,20 +22,16 @@ const WG = 256;
 const SEQ_MAX = 128;
 const SEQ_LANES = 8192;
 
-const cache = new Map<string, CudaSource>();
-
 function source(block: boolean, xd: DTypeName, od: DTypeName): CudaSource {
   const key = `cumsum:${block ? 'block' : 'seq'}:${xd}:${od}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_cumsum_${hashText(key)}`;
-  const X = ctype(xd).storage;
-  const O = ctype(od).storage;
-  const elem = castC(ctype(xd).kind, od, fromStorageC(xd, 'x[p]'));
-  const params = `const ${X}* x, ${O}* y, long long lanes, long long n, long long inner, int add`;
-  let code: string;
-  if (!block) {
-    code = `${HELPERS}
+  return cachedSource(`cumsum`, key, (entry) => {
+    const X = ctype(xd).storage;
+    const O = ctype(od).storage;
+    const elem = castC(ctype(xd).kind, od, fromStorageC(xd, 'x[p]'));
+    const params = `const ${X}* x, ${O}* y, long long lanes, long long n, long long inner, int add`;
+    let code: string;
+    if (!block) {
+      code = `${HELPERS}
 extern "C" __global__ void ${entry}(${params}) {
   MX_GRID_LOOP(lane, lanes) {
     long long p = (lane / inner) * n * inner + lane % inner;
@@ -49,10 +45,10 @@ extern "C" __global__ void ${entry}(${params}) {
   }
 }
 `;
-  } else {
-    const ak = accKind(od);
-    const A = accC(ak);
-    code = `${HELPERS}
+    } else {
+      const ak = accKind(od);
+      const A = accC(ak);
+      code = `${HELPERS}
 extern "C" __global__ void __launch_bounds__(${WG}) ${entry}(${params}) {
   __shared__ ${A} wsum[${WG / 32}];
   const long long lane = blockIdx.x;
@@ -83,10 +79,9 @@ extern "C" __global__ void __launch_bounds__(${WG}) ${entry}(${params}) {
   }
 }
 `;
-  }
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    }
+    return code;
+  });
 }
 
 function cumsum(rt: CudaRuntime, axis: number | null, x: CudaBlob, y: CudaBlob, req: OpReqType): void {

@@ -21,7 +21,7 @@
  */
 import type { DTypeName } from '@mx/base';
 import { OpReq, type OpReqType } from '@mx/ops';
-import { blocksFor, type CudaSource, ctype, hashText } from '../../cuda-c.js';
+import { blocksFor, type CudaSource, cachedSource, ctype } from '../../cuda-c.js';
 import { addr, type CudaBlob } from '../../kernel.js';
 import type { CudaRuntime } from '../../runtime.js';
 import { accC, accKind, fromStorageC, HELPERS, writeC } from './cgen.js';
@@ -100,16 +100,8 @@ const outParams = (s: Shape) =>
 
 const shapeKey = (s: Shape) => `${s.x}:${s.v ? 'v' : ''}:${s.i ?? ''}:${s.m ?? ''}`;
 
-const cache = new Map<string, CudaSource>();
-
-function cached(key: string, name: string, make: (entry: string) => string): CudaSource {
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_${name}_${hashText(key)}`;
-  const src = { entry, code: make(entry) };
-  cache.set(key, src);
-  return src;
-}
+const cached = (key: string, name: string, make: (entry: string) => string): CudaSource =>
+  cachedSource(name, key, make);
 
 /** The lane-gathering load of slot (row, j) into keys/indices (and values) of slot q. */
 function loadSlot(s: Shape, keys: string, ids: string, valsArr: string | null): string {

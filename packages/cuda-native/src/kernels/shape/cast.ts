@@ -12,8 +12,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   KIND_C,
   loadC,
   toStorage,
@@ -63,19 +63,15 @@ function loadScalar(dtype: DTypeName, v: string): string {
   return v;
 }
 
-const cache = new Map<string, CudaSource>();
-
 function castSource(from: DTypeName, to: DTypeName, add: boolean, I: string): CudaSource {
   const key = `cast:${from}:${to}:${add ? 'add' : 'w'}:${I}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_cast_${hashText(key)}`;
-  const SF = ctype(from).storage;
-  const ST = ctype(to).storage;
-  const store = add
-    ? `out[e] = ${toStorage(to, `${loadC('out', to, 'e')} + ${loadScalar(to, 'v')}`)};`
-    : 'out[e] = v;';
-  const code = `${HELPERS}extern "C" __global__ void ${entry}(${ST}* out, const ${SF}* src, long long n) {
+  return cachedSource(`shape_cast`, key, (entry) => {
+    const SF = ctype(from).storage;
+    const ST = ctype(to).storage;
+    const store = add
+      ? `out[e] = ${toStorage(to, `${loadC('out', to, 'e')} + ${loadScalar(to, 'v')}`)};`
+      : 'out[e] = v;';
+    const code = `${HELPERS}extern "C" __global__ void ${entry}(${ST}* out, const ${SF}* src, long long n) {
   MX_GRID_LOOP(i, n) {
     ${I} e = (${I})i;
     ${ST} v = ${convertC(from, to, loadC('src', from, 'e'))};
@@ -83,9 +79,8 @@ function castSource(from: DTypeName, to: DTypeName, add: boolean, I: string): Cu
   }
 }
 `;
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    return code;
+  });
 }
 
 /** out (dtype of out) = cast(src) elementwise, honouring req (write/inplace or add). */

@@ -20,6 +20,7 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
   hashText,
   KIND_C,
@@ -63,63 +64,58 @@ function moveType(dtype: DTypeName, add: boolean): string {
 
 function gatherSource(kind: Kind, dtype: DTypeName, idxType: DTypeName, add: boolean, I: string): CudaSource {
   const key = `${kind}:${add ? dtype : `w${ctype(dtype).bytes}`}:${idxType}:${I}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_${kind}_${hashText(key)}`;
-  const S = moveType(dtype, add);
-  const IT = ctype(idxType).storage;
-  const put = (src: string) =>
-    add
-      ? `out[e] = ${toStorage(dtype, `${loadC('out', dtype, 'e')} + ${loadC('data', dtype, src)}`)};`
-      : `out[e] = data[${src}];`;
-  let params: string;
-  let body: string;
-  if (kind === 'take') {
-    params = 'long long Nl, long long Kl, long long innerl, int wrap, const unsigned long long* bad';
-    body = `    if (bad != 0 && bad[0] != 0xffffffffffffffffull) return;
+  return cachedSource(`shape_${kind}`, key, (entry) => {
+    const S = moveType(dtype, add);
+    const IT = ctype(idxType).storage;
+    const put = (src: string) =>
+      add
+        ? `out[e] = ${toStorage(dtype, `${loadC('out', dtype, 'e')} + ${loadC('data', dtype, src)}`)};`
+        : `out[e] = data[${src}];`;
+    let params: string;
+    let body: string;
+    if (kind === 'take') {
+      params = 'long long Nl, long long Kl, long long innerl, int wrap, const unsigned long long* bad';
+      body = `    if (bad != 0 && bad[0] != 0xffffffffffffffffull) return;
     ${I} N = (${I})Nl, inner = (${I})innerl;
     ${I} j = e % inner; ${I} r = e / inner; ${I} i2 = r % N; ${I} o = r / N;
     long long k = mx_res(mx_idx(idx, (long long)i2), Kl, wrap);
     long long so = ((long long)o * Kl + k) * (long long)inner + j;
     ${put('so')}`;
-  } else if (kind === 'pick') {
-    params = 'long long Kl, long long innerl, int wrap';
-    body = `    ${I} inner = (${I})innerl;
+    } else if (kind === 'pick') {
+      params = 'long long Kl, long long innerl, int wrap';
+      body = `    ${I} inner = (${I})innerl;
     ${I} j = e % inner; ${I} o = e / inner;
     long long k = mx_res(mx_idx(idx, (long long)e), Kl, wrap);
     long long so = ((long long)o * Kl + k) * (long long)inner + j;
     ${put('so')}`;
-  } else {
-    params = 'long long Kl, long long innerl, int wrap';
-    const zero = add ? '' : `\n    else out[e] = (${S})0;`;
-    body = `    ${I} K = (${I})Kl, inner = (${I})innerl;
+    } else {
+      params = 'long long Kl, long long innerl, int wrap';
+      const zero = add ? '' : `\n    else out[e] = (${S})0;`;
+      body = `    ${I} K = (${I})Kl, inner = (${I})innerl;
     ${I} j = e % inner; ${I} r = e / inner; ${I} m = r % K; ${I} o = r / K;
     long long p = (long long)o * inner + j;
     if (mx_res(mx_idx(idx, p), Kl, wrap) == (long long)m) { ${put('p')} }${zero}`;
-  }
-  const code = `${indexFns(idxType)}extern "C" __global__ void ${entry}(${S}* out, const ${S}* data, const ${IT}* idx, long long n, ${params}) {
+    }
+    const code = `${indexFns(idxType)}extern "C" __global__ void ${entry}(${S}* out, const ${S}* data, const ${IT}* idx, long long n, ${params}) {
   MX_GRID_LOOP(i, n) {
     ${I} e = (${I})i;
 ${body}
   }
 }
 `;
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    return code;
+  });
 }
 
 function oneHotSource(dtype: DTypeName, idxType: DTypeName, add: boolean, I: string, fc: string): CudaSource {
   const key = `one_hot:${dtype}:${idxType}:${add ? 'add' : 'w'}:${I}:${fc}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_one_hot_${hashText(key)}`;
-  const S = ctype(dtype).storage;
-  const K = KIND_C[ctype(dtype).kind];
-  const store = add
-    ? `out[e] = ${toStorage(dtype, `${loadC('out', dtype, 'e')} + (${K})v`)};`
-    : `out[e] = ${toStorage(dtype, 'v')};`;
-  const code = `${indexFns(idxType)}extern "C" __global__ void ${entry}(${S}* out, const ${ctype(idxType).storage}* idx, long long n, long long depthl, ${fc} on, ${fc} off) {
+  return cachedSource(`shape_one_hot`, key, (entry) => {
+    const S = ctype(dtype).storage;
+    const K = KIND_C[ctype(dtype).kind];
+    const store = add
+      ? `out[e] = ${toStorage(dtype, `${loadC('out', dtype, 'e')} + (${K})v`)};`
+      : `out[e] = ${toStorage(dtype, 'v')};`;
+    const code = `${indexFns(idxType)}extern "C" __global__ void ${entry}(${S}* out, const ${ctype(idxType).storage}* idx, long long n, long long depthl, ${fc} on, ${fc} off) {
   ${I} depth = (${I})depthl;
   MX_GRID_LOOP(i, n) {
     ${I} e = (${I})i;
@@ -129,9 +125,8 @@ function oneHotSource(dtype: DTypeName, idxType: DTypeName, add: boolean, I: str
   }
 }
 `;
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    return code;
+  });
 }
 
 /** Launch one gather kind over `out` (data may be the ograd for bpick). */

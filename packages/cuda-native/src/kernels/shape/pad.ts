@@ -16,8 +16,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   type KernelArg,
   KIND_C,
   loadC,
@@ -61,8 +61,6 @@ export function planPad(dims: readonly PadDim[]): PadDim[] {
   return out;
 }
 
-const cache = new Map<string, CudaSource>();
-
 function padSource(
   dtype: DTypeName,
   mode: PadMode,
@@ -72,33 +70,31 @@ function padSource(
   fc: string,
 ): CudaSource {
   const key = `pad:${dtype}:${mode}:${add ? 'add' : 'w'}:${nd}:${I}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_pad_${hashText(key)}`;
-  const S = ctype(dtype).storage;
-  const K = KIND_C[ctype(dtype).kind];
-  const axis = (d: number) => {
-    const t = `t${d}`;
-    const L = `cnt.v[${d}]`;
-    let map: string;
-    if (mode === 'constant') map = `if (${t} < 0 || ${t} >= ${L}) ok = false;`;
-    else if (mode === 'edge') map = `${t} = ${t} < 0 ? 0 : (${t} >= ${L} ? ${L} - 1 : ${t});`;
-    else
-      map = `if (${t} < 0) ${t} = -${t};
+  return cachedSource(`shape_pad`, key, (entry) => {
+    const S = ctype(dtype).storage;
+    const K = KIND_C[ctype(dtype).kind];
+    const axis = (d: number) => {
+      const t = `t${d}`;
+      const L = `cnt.v[${d}]`;
+      let map: string;
+      if (mode === 'constant') map = `if (${t} < 0 || ${t} >= ${L}) ok = false;`;
+      else if (mode === 'edge') map = `${t} = ${t} < 0 ? 0 : (${t} >= ${L} ? ${L} - 1 : ${t});`;
+      else
+        map = `if (${t} < 0) ${t} = -${t};
     if (${t} >= ${L}) ${t} = 2 * (${L} - 1) - ${t};
     ${t} = ${t} < 0 ? 0 : (${t} >= ${L} ? ${L} - 1 : ${t});`;
-    return `    long long ${t} = (long long)c${d} - lo.v[${d}];
+      return `    long long ${t} = (long long)c${d} - lo.v[${d}];
     ${map}
     so += ${t} * sst.v[${d}];`;
-  };
-  const read =
-    mode === 'constant' ? `(ok ? ${loadC('src', dtype, 'so')} : (${K})fv)` : loadC('src', dtype, 'so');
-  const store = add
-    ? `out[i] = ${toStorage(dtype, `${loadC('out', dtype, 'i')} + ${read}`)};`
-    : mode === 'constant'
-      ? `out[i] = ok ? src[so] : ${toStorage(dtype, 'fv')};`
-      : 'out[i] = src[so];';
-  const code = `extern "C" __global__ void ${entry}(${S}* out, const ${S}* src, long long n, MxDims shape, MxDims sst, MxDims lo, MxDims cnt, ${fc} fv) {
+    };
+    const read =
+      mode === 'constant' ? `(ok ? ${loadC('src', dtype, 'so')} : (${K})fv)` : loadC('src', dtype, 'so');
+    const store = add
+      ? `out[i] = ${toStorage(dtype, `${loadC('out', dtype, 'i')} + ${read}`)};`
+      : mode === 'constant'
+        ? `out[i] = ok ? src[so] : ${toStorage(dtype, 'fv')};`
+        : 'out[i] = src[so];';
+    const code = `extern "C" __global__ void ${entry}(${S}* out, const ${S}* src, long long n, MxDims shape, MxDims sst, MxDims lo, MxDims cnt, ${fc} fv) {
   MX_GRID_LOOP(i, n) {
 ${decompose(nd, I)}
     long long so = 0;
@@ -108,9 +104,8 @@ ${Array.from({ length: nd }, (_, d) => axis(d)).join('\n')}
   }
 }
 `;
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    return code;
+  });
 }
 
 function pad(
@@ -168,20 +163,18 @@ function stepAdd(dtype: DTypeName, x: string): string {
 
 function foldSource(dtype: DTypeName, mode: 'edge' | 'reflect', add: boolean, I: string): CudaSource {
   const key = `padfold:${dtype}:${mode}:${add ? 'add' : 'w'}:${I}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_padfold_${hashText(key)}`;
-  const S = ctype(dtype).storage;
-  const K = KIND_C[ctype(dtype).kind];
-  const ld = (row: string) => loadC('src', dtype, `base + (long long)(${row}) * (long long)B`);
-  const body =
-    mode === 'edge'
-      ? `    if (t == 0) { for (${I} c = 0; c < lo; c++) { ${stepAdd(dtype, ld('c'))} } }
+  return cachedSource(`shape_padfold`, key, (entry) => {
+    const S = ctype(dtype).storage;
+    const K = KIND_C[ctype(dtype).kind];
+    const ld = (row: string) => loadC('src', dtype, `base + (long long)(${row}) * (long long)B`);
+    const body =
+      mode === 'edge'
+        ? `    if (t == 0) { for (${I} c = 0; c < lo; c++) { ${stepAdd(dtype, ld('c'))} } }
     if (t + 1 == L) { for (${I} c = lo + L; c < lo + L + hi; c++) { ${stepAdd(dtype, ld('c'))} } }`
-      : `    if (t >= 1 && t <= lo) { ${stepAdd(dtype, ld('lo - t'))} }
+        : `    if (t >= 1 && t <= lo) { ${stepAdd(dtype, ld('lo - t'))} }
     if (t + 1 + hi >= L && t + 2 <= L) { ${stepAdd(dtype, ld('lo + 2 * L - 2 - t'))} }`;
-  const store = add ? toStorage(dtype, `${loadC('dst', dtype, 'i')} + acc`) : toStorage(dtype, 'acc');
-  const code = `extern "C" __global__ void ${entry}(${S}* dst, const ${S}* src, long long n, long long Bl, long long Ll, long long Pl, long long lol, long long hil) {
+    const store = add ? toStorage(dtype, `${loadC('dst', dtype, 'i')} + acc`) : toStorage(dtype, 'acc');
+    const code = `extern "C" __global__ void ${entry}(${S}* dst, const ${S}* src, long long n, long long Bl, long long Ll, long long Pl, long long lol, long long hil) {
   ${I} B = (${I})Bl, L = (${I})Ll, P = (${I})Pl, lo = (${I})lol, hi = (${I})hil;
   MX_GRID_LOOP(i, n) {
     ${I} e = (${I})i;
@@ -195,9 +188,8 @@ ${body}
   }
 }
 `;
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    return code;
+  });
 }
 
 function padBackward(

@@ -12,8 +12,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   KIND_C,
   loadC,
   MAXD,
@@ -37,24 +37,20 @@ export function mergeAxes(dims: readonly { n: number; stride: number }[]): { n: 
   return out;
 }
 
-const cache = new Map<string, CudaSource>();
-
 function sumSource(dtype: DTypeName, add: boolean, nk: number, nr: number, I: string): CudaSource {
   const key = `sumaxes:${dtype}:${add ? 'add' : 'w'}:${nk}:${nr}:${I}`;
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_sumaxes_${hashText(key)}`;
-  const S = ctype(dtype).storage;
-  const K = KIND_C[ctype(dtype).kind];
-  let loops = `acc = acc + ${loadC('g', dtype, 's')};`;
-  for (let d = nr - 1; d >= 0; d--) {
-    const s = d === 0 ? 'base' : `s${d - 1}`;
-    const target = d === nr - 1 ? 's' : `s${d}`;
-    loops = `for (long long q${d} = 0; q${d} < rshape.v[${d}]; q${d}++) { long long ${target} = ${s} + q${d} * rst.v[${d}]; ${loops} }`;
-  }
-  if (nr === 0) loops = `{ long long s = base; ${loops} }`;
-  const store = add ? toStorage(dtype, `${loadC('out', dtype, 'i')} + acc`) : toStorage(dtype, 'acc');
-  const code = `extern "C" __global__ void ${entry}(${S}* out, const ${S}* g, long long n, MxDims kshape, MxDims kst, MxDims rshape, MxDims rst) {
+  return cachedSource(`shape_sumaxes`, key, (entry) => {
+    const S = ctype(dtype).storage;
+    const K = KIND_C[ctype(dtype).kind];
+    let loops = `acc = acc + ${loadC('g', dtype, 's')};`;
+    for (let d = nr - 1; d >= 0; d--) {
+      const s = d === 0 ? 'base' : `s${d - 1}`;
+      const target = d === nr - 1 ? 's' : `s${d}`;
+      loops = `for (long long q${d} = 0; q${d} < rshape.v[${d}]; q${d}++) { long long ${target} = ${s} + q${d} * rst.v[${d}]; ${loops} }`;
+    }
+    if (nr === 0) loops = `{ long long s = base; ${loops} }`;
+    const store = add ? toStorage(dtype, `${loadC('out', dtype, 'i')} + acc`) : toStorage(dtype, 'acc');
+    const code = `extern "C" __global__ void ${entry}(${S}* out, const ${S}* g, long long n, MxDims kshape, MxDims kst, MxDims rshape, MxDims rst) {
   MX_GRID_LOOP(i, n) {
 ${decompose(nk, I, 'kshape')}
     long long base = ${offsetExpr(nk, 'kst')};
@@ -64,9 +60,8 @@ ${decompose(nk, I, 'kshape')}
   }
 }
 `;
-  const src = { entry, code };
-  cache.set(key, src);
-  return src;
+    return code;
+  });
 }
 
 /** out = Σ over the `flags` axes of `g` viewed as dense `shape` (out has the kept axes, in order). */

@@ -13,8 +13,8 @@ import {
   BLOCK,
   blocksFor,
   type CudaSource,
+  cachedSource,
   ctype,
-  hashText,
   KIND_C,
   loadC,
   toStorage,
@@ -27,16 +27,8 @@ import { indexFns } from './gather.js';
 /** Up to this many indices each output element scans the list instead of sorting it. */
 export const SCAN_MAX = 64;
 
-const cache = new Map<string, CudaSource>();
-
-function cached(key: string, make: (entry: string) => string): CudaSource {
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const entry = `mx_shape_btake_${hashText(key)}`;
-  const src = { entry, code: make(entry) };
-  cache.set(key, src);
-  return src;
-}
+const cached = (key: string, make: (entry: string) => string): CudaSource =>
+  cachedSource('shape_btake', key, make);
 
 /** Accumulator start and output store of an output-indexed sum in `dtype`. */
 function accumulator(dtype: DTypeName, add: boolean): { init: string; store: string } {

@@ -7,7 +7,7 @@
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import { OpReq, type OpReqType } from '@mx/ops';
-import { type CudaSource, ctype, hashText, KIND_C, loadC, toStorage } from '../../../cuda-c.js';
+import { cachedSource, ctype, KIND_C, loadC, toStorage } from '../../../cuda-c.js';
 import type { CudaBlob } from '../../../kernel.js';
 
 /** How an output is stored: n(ull), w(rite) or a(dd). */
@@ -30,22 +30,8 @@ export function put(arr: string, dt: DTypeName, idx: string, v: string, mode: Mo
 /** The C compute type of `dt` (float for 16-bit floats). */
 export const computeC = (dt: DTypeName): string => KIND_C[ctype(dt).kind];
 
-const cache = new Map<string, CudaSource>();
-
-/**
- * The source for specialisation `key`, built once: `build(entry)` returns the code whose
- * `extern "C" __global__` function is named `entry`.
- */
-export function source(prefix: string, key: string, build: (entry: string) => string): CudaSource {
-  const full = `${prefix}:${key}`;
-  let s = cache.get(full);
-  if (s === undefined) {
-    const entry = `mx_${prefix}_${hashText(full)}`;
-    s = { entry, code: build(entry) };
-    cache.set(full, s);
-  }
-  return s;
-}
+/** The source for specialisation `key` (cuda-c.ts's `cachedSource`). */
+export const source = cachedSource;
 
 /** Dtypes the norm kernels run in (cpu-wasm's: float32 and float64). */
 export const FLOATS: readonly DTypeName[] = Object.freeze(['float32', 'float64']);
