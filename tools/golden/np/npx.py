@@ -82,6 +82,37 @@ for bi, L in enumerate(lens.astype(int)):
     masked[L:, bi, :] = -1.0
 case('sequenceMask', [seq, lens], {'value': -1.0}, masked)
 
+# arange_like: MXNet's range_fwd (start + (i // repeat) * step in the input's dtype) over the input's
+# shape, or as long as one axis.
+al = r(2, 3)
+case('arangeLike', [al], {}, np.arange(6, dtype='float32').reshape(2, 3))
+case('arangeLike', [al], {'start': 1.5, 'step': -0.5, 'repeat': 2, 'axis': -1},
+     np.float32(1.5) + (np.arange(3) // 2).astype('float32') * np.float32(-0.5))
+
+# masked_log_softmax (MXNet 2.0): masked inputs become the dtype's lowest value, log-softmax over
+# the axis with temperature, then masked outputs are -inf ("-inf" in the JSON).
+def masked_log_softmax(x, mask, axis=-1, temperature=1.0):
+    xm = np.where(mask, x, np.finfo(x.dtype).min).astype('float64') / temperature
+    sh = xm - xm.max(axis=axis, keepdims=True)
+    ls = sh - np.log(np.exp(sh).sum(axis=axis, keepdims=True))
+    return np.where(mask, ls, -np.inf).astype(x.dtype)
+
+
+mx_ = r(3, 5)
+mk = rng.random((3, 5)) < 0.6
+mk[0, :] = False
+mk[1, 2] = True
+case('maskedLogSoftmax', [mx_, mk], {}, masked_log_softmax(mx_, mk))
+mk2 = rng.random((1, 5)) < 0.7
+mk2[0, 0] = True
+case('maskedLogSoftmax', [mx_, mk2], {'temperature': 2.0}, masked_log_softmax(mx_, mk2, temperature=2.0))
+mk3 = rng.random((3, 1)) < 2
+case('maskedLogSoftmax', [mx_, mk3], {'axis': 0}, masked_log_softmax(mx_, mk3, axis=0))
+
+for c in cases:
+    for e in c['expect']:
+        e['data'] = ['-inf' if v == -np.inf else v for v in e['data']]
+
 OUT.parent.mkdir(parents=True, exist_ok=True)
 OUT.write_text(json.dumps({'numpy': np.__version__, 'torch': torch.__version__, 'cases': cases},
                           separators=(',', ':'), allow_nan=False) + '\n')

@@ -133,6 +133,41 @@ def arange():
                       error='Required parameter start'))
 
 
+def mx_seq(n, start, step, repeat, dt):
+    """MXNet's range_fwd over n elements: start and step cast to dt first, then start + (i // repeat) * step."""
+    k = np.arange(n) // repeat
+    if dt.startswith('float'):
+        t = np.dtype(dt).type
+        return (t(start) + k.astype(dt) * t(step)).astype(dt)
+    return (int(np.trunc(start)) + k * int(np.trunc(step))).astype(dt)
+
+
+def arange_like():
+    """_contrib_arange_like (npx.arange_like): only the input's shape and dtype are read; with `axis`
+    the output is 1-D, as long as that axis (MXNet's test_arange_like cases, plus start/step/repeat)."""
+    op = '_contrib_arange_like'
+    for shape in [(10,), (10, 20), (3, 4, 5), (2, 3, 4, 5), (), (0, 3)]:
+        for axis in [None, 0, -1]:
+            if axis is not None and len(shape) == 0:
+                continue
+            for dt, (start, step, repeat) in [('float32', (0, 1, 1)), ('float64', (-2.5, 0.5, 2)),
+                                              ('int32', (3, 2, 1)), ('int64', (-4, 3, 3)), ('float32', (1.5, -0.25, 2))]:
+                x = np.full(shape, np.nan if dt.startswith('float') else 7, dtype=dt)
+                n = int(np.prod(shape)) if axis is None else shape[axis]
+                out = mx_seq(n, start, step, repeat, dt)
+                out = out.reshape(shape) if axis is None else out
+                params = {'start': start, 'step': step, 'repeat': repeat}
+                if axis is not None:
+                    params['axis'] = axis
+                cases.append(case(f'{op}/{dt}/{shape}/axis{axis}/{start}:{step}x{repeat}', op, [x], [out], params=params))
+    cases.append(case(f'{op}/alias-npx', '_npx_arange_like', [np.zeros((2, 3), 'float32')],
+                      [mx_seq(3, 0, 1, 1, 'float32')], params={'axis': 1}))
+    cases.append(case(f'{op}/error/axis', op, [np.zeros((2, 3), 'float32')], params={'axis': 2},
+                      error='cannot handle param.axis 2'))
+    cases.append(case(f'{op}/error/repeat0', op, [np.zeros((2, 3), 'float32')], params={'repeat': 0},
+                      error='Range only supports repeat > 0'))
+
+
 def mx_linspace(start, stop, num, endpoint, dt):
     step_num = num - 1 if endpoint else num
     step = (stop - start) / step_num if step_num > 0 else 0.0
@@ -204,6 +239,7 @@ copyto()
 eye()
 likes()
 arange()
+arange_like()
 linspace()
 bad_params()
 write('init', cases)

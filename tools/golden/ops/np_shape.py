@@ -325,4 +325,49 @@ for op, ins, params in [
     tag = params.get('mode', params.get('dim', 'x'))
     add(f'{op}/float64/grad-{tag}', op, x, out if isinstance(out, list) else [out], params)
 
+# ---- _npx_reshape: MXNet 2.0's codes; the expected shapes are MXNet's own (test_numpy_op.py,
+# test_npx_reshape), the values NumPy's reshape to them ---------------------------------------------
+NPX_RESHAPE = [
+    [(2, 3, 5, 5), (-2, -1), False, (2, 75)],
+    [(2, 3, 5, 5), (-2, -2, -1), False, (2, 3, 25)],
+    [(5, 3, 4, 5), (-2, -1, -2), False, (5, 15, 4)],
+    [(2, 3, 5, 4), (-1, -2, -2), False, (8, 3, 5)],
+    [(2, 3, 5, 5), (-2, -2, -2, -2), False, (2, 3, 5, 5)],
+    [(2, 1, 4, 5), (-2, -3, -2, -2), False, (2, 4, 5)],
+    [(1, 1, 4, 1), (-3, -3, -2, -2), False, (4, 1)],
+    [(1, 1, 1, 1), (-3, -3, -3, -3), False, ()],
+    [(2, 4, 5, 3), (-1, 2, 2, 1), False, (30, 2, 2, 1)],
+    [(2, 3, 5, 6), (-4,), False, (2, 3, 5, 6)],
+    [(2, 3, 5, 6), (6, 1, -4), False, (6, 1, 5, 6)],
+    [(2, 3, 5, 6), (-5, -5), False, (6, 30)],
+    [(2, 3, 5, 6), (-5, -1), False, (6, 30)],
+    [(64,), (-6, 16, 4), False, (16, 4)],
+    [(64,), (-6, 16, -1), False, (16, 4)],
+    [(64, 1, 2, 3), (-6, 16, -1, -4), False, (16, 4, 1, 2, 3)],
+    [(8, 5, 4, 6), (-4, -1, 3, -6), True, (8, 5, 4, 2, 3)],
+]
+for i, (shape, newshape, reverse, expect) in enumerate(NPX_RESHAPE):
+    for dt in (['float32', 'int64', 'bool', 'float16'] if i == 0 else ['float32']):
+        x = data(shape, dt)
+        add(f'_npx_reshape/{dt}/{sname(shape)}/{newshape}/{reverse}', '_npx_reshape', [x], x.reshape(expect),
+            {'newshape': list(newshape), 'reverse': reverse})
+x = data((2, 3, 4), 'float64')
+add('_npx_reshape/float64/grad-codes', '_npx_reshape', [x], x.reshape(6, 2, 2), {'newshape': [-5, -6, 2, -1]})
+x = data((4, 6))
+add('_npx_reshape/alias-npi', '_npi_reshape', [x], x.reshape(3, 8), {'newshape': [3, -1]})
+add('_npx_reshape/plain', '_npx_reshape', [x], x.reshape(2, 12), {'newshape': [2, 12]})
+add('_npx_reshape/zero-size', '_npx_reshape', [np.zeros((0, 3), 'float32')], np.zeros((3, 0), 'float32'),
+    {'newshape': [3, 0]})
+err('_npx_reshape/error/size', '_npx_reshape', [x], 'Cannot reshape array of shape (4,6) into shape (5,-1)',
+    {'newshape': [5, -1]})
+err('_npx_reshape/error/two-unknown', '_npx_reshape', [x], 'Can only specify one unknown dimension',
+    {'newshape': [-1, -1]})
+err('_npx_reshape/error/skip-non-1', '_npx_reshape', [x], '-3 index should only be used to skip dimension size 1',
+    {'newshape': [-3, -2]})
+err('_npx_reshape/error/split', '_npx_reshape', [x], 'Split dims 5, 0 do not divide original dim 4',
+    {'newshape': [-6, 5, -1, -2]})
+err('_npx_reshape/error/merge', '_npx_reshape', [x], 'Not enough dimensions left for the product',
+    {'newshape': [-2, -5]})
+err('_npx_reshape/error/code', '_npx_reshape', [x], 'greater than or equal to -6', {'newshape': [-7, 24]})
+
 write('np_shape', [c for c in cases if c is not None])

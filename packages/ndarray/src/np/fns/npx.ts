@@ -88,6 +88,8 @@ export function npxFunctions(c: NpContext) {
     },
     /** Softmax of the entries where `mask` is true (`{ axis, temperature, normalize }`). */
     maskedSoftmax: two('_npx_masked_softmax'),
+    /** Log-softmax of the entries where `mask` is true; masked entries are -inf (`{ axis, temperature, normalize }`). */
+    maskedLogSoftmax: two('_npx_masked_log_softmax'),
     /** `{ actType: 'relu' | 'sigmoid' | 'tanh' | 'softrelu' | 'softsign' }`. */
     activation: one('_npx_activation'),
     relu: one('_npx_relu'),
@@ -140,6 +142,34 @@ export function npxFunctions(c: NpContext) {
       })[0] as ndarray;
     },
     gatherNd: two('_npx_gather_nd'),
+    /**
+     * MXNet 2.0 `npx.reshape(a, newshape, reverse=False)`: -1 infers a dim, -2 copies an input dim, -3
+     * drops an input dim of size 1, -4 copies the remaining input dims, -5 merges two input dims, -6
+     * splits one into the next two values (one may be -1); `reverse` matches the codes from the right.
+     * An array gives a view sharing its storage (a JS value, a new array); traced by deferred compute
+     * (a hybridized block), it records `_npx_reshape` with the codes, so the graph keeps them.
+     */
+    reshape(
+      a: ArrayLike,
+      newshape: number | readonly number[],
+      options: { readonly reverse?: boolean } = {},
+    ): ndarray {
+      const params = {
+        newshape: typeof newshape === 'number' ? [newshape] : newshape,
+        reverse: options.reverse,
+      };
+      if (!isArray(a) || rt.dc.active) return run('_npx_reshape', [a], params)[0] as ndarray;
+      a.checkLive('npx.reshape');
+      const op = rt.registry.get('_npx_reshape');
+      const out: (readonly number[] | undefined)[] = [undefined];
+      op.inferShape(op.parseParams(opParams(params)), [a.shape], out);
+      return c.view(a, out[0] as readonly number[]);
+    },
+    /**
+     * MXNet 2.0 `npx.arange_like(data, start=0, step=1, repeat=1, axis=None)`: `start + (i // repeat) *
+     * step` with data's shape and dtype, or a 1-D sequence as long as data's axis `axis`.
+     */
+    arangeLike: one('_npx_arange_like'),
     reshapeLike: two('_npx_reshape_like'),
     stopGradient: one('_npx_stop_gradient'),
     erf: one('_npx_erf'),

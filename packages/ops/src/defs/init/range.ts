@@ -6,10 +6,15 @@
  * `infer_range` is off. Our parsed params are frozen as given (symbol JSON round-trips them), so
  * {@link arangeBounds} applies that rule wherever start/stop are read. Invalid ranges (step 0,
  * repeat <= 0, start past stop) fail at shape inference with MXNet's messages.
+ *
+ * `_contrib_arange_like` (MXNet 2.0's `npx.arange_like`) is the same sequence shaped like its input
+ * (or as long as one of its axes); it has no kernel of its own: it runs the backend's `_arange`
+ * kernel on its output, so every backend with `_arange` has it.
  */
 import { MXNetError } from '@mx/base';
 import { P, type ParamsOf } from '../../params.js';
 import type { OpRegistry } from '../../registry.js';
+import { composite } from '../np/shape/composite.js';
 import { assignShape, ctxParam, dtypeParam, initType, known } from './common.js';
 
 const ARANGE_PARAMS = {
@@ -120,5 +125,87 @@ export function registerRange(registry: OpRegistry): void {
       return true;
     },
     inferType: (a, _in, out) => initType('_linspace', a.dtype ?? 'float32', out),
+  });
+
+  registerArangeLike(registry);
+}
+
+const ARANGE_LIKE_PARAMS = {
+  start: P.double({
+    default: 0,
+    doc: 'Start of interval. The interval includes this value. The default start value is 0.',
+  }),
+  step: P.double({ default: 1, doc: 'Spacing between values.' }),
+  repeat: P.int({
+    default: 1,
+    doc: 'The repeating time of all elements. E.g repeat=3, the element a will be repeated three times --> a, a, a.',
+  }),
+  ctx: ctxParam(),
+  axis: P.optional(P.int(), {
+    doc:
+      'Arange elements according to the size of a certain axis of input array. The negative numbers are ' +
+      'interpreted counting from the backward. If not provided, will arange elements according to the input shape.',
+  }),
+};
+
+type ArangeLikeAttrs = ParamsOf<typeof ARANGE_LIKE_PARAMS>;
+
+function registerArangeLike(registry: OpRegistry): void {
+  const op = '_contrib_arange_like';
+  registry.define({
+    name: op,
+    aliases: ['_npx_arange_like'],
+    doc:
+      'Evenly spaced values start + (i // repeat) * step shaped like the input (only its shape and dtype ' +
+      'are read), or a 1-D sequence as long as the input axis `axis`.',
+    params: ARANGE_LIKE_PARAMS,
+    listInputNames: ['data'],
+    ignoreInputs: () => [0],
+    gradient: 'zero',
+    inferShape: (a, inShapes, out) => {
+      if (!(a.repeat > 0)) {
+        throw new MXNetError(`Range only supports repeat > 0, received ${a.repeat}`, {
+          op,
+          params: { repeat: a.repeat },
+          hint: 'pass repeat >= 1',
+        });
+      }
+      const d = inShapes[0];
+      if (!known(d)) return false;
+      if (a.axis === null) {
+        assignShape(op, out, 0, d);
+        return true;
+      }
+      const axis = a.axis < 0 ? a.axis + d.length : a.axis;
+      if (axis < 0 || axis >= d.length) {
+        throw new MXNetError(`cannot handle param.axis ${a.axis}.`, {
+          op,
+          params: { axis: a.axis },
+          shapes: [d],
+          hint: `axis must be in [${-d.length}, ${d.length - 1}] for an input of ${d.length} dims`,
+        });
+      }
+      assignShape(op, out, 0, [d[axis] as number]);
+      return true;
+    },
+    // The output is `_arange`'s element rule over the output's elements: stop only has to be set
+    // (to anything) so that start is read as given.
+    compositeKernel: composite<ArangeLikeAttrs>(['_arange'], (a, _inputs, req, outputs) => [
+      {
+        kernel: '_arange',
+        attrs: {
+          start: a.start,
+          stop: a.start + 1,
+          step: a.step,
+          repeat: a.repeat,
+          infer_range: false,
+          ctx: '',
+          dtype: (outputs[0] as (typeof outputs)[0]).dtype,
+        },
+        inputs: [],
+        req,
+        outputs,
+      },
+    ]),
   });
 }

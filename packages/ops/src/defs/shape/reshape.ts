@@ -19,7 +19,7 @@ const identityInplace = {
 };
 
 /** The gradient of every shape-only op: the head gradient reshaped back to the input's shape. */
-const RESHAPE_BACK: GradientSpec = {
+export const RESHAPE_BACK: GradientSpec = {
   inputs: [0],
   build: (g) => [g.op1('reshape_like', [g.ograd(0), g.input(0)])],
 };

@@ -82,7 +82,8 @@ function numeric(
   const f = (ins: readonly HostArray[]) => {
     const y = values(h.run(op, ins, params)[0] as OpResult);
     const g = values(og);
-    return y.reduce((s, v, j) => s + v * (g[j] as number), 0);
+    // Outputs fixed at ±inf (masked_log_softmax's masked entries) do not depend on x: left out.
+    return y.reduce((s, v, j) => (Number.isFinite(v) ? s + v * (g[j] as number) : s), 0);
   };
   const x = inputs[i] as HostArray;
   const base = values(x);
@@ -172,6 +173,27 @@ describe('layer gradients against finite differences (float64)', () => {
     const mask: HostArray = { shape: [2, 1, 5], dtype: 'bool', data: [1, 0, 1, 1, 0, 0, 1, 1, 1, 1] };
     const g = check('masked_softmax', [randn([2, 3, 5], 51, 2), mask], { temperature: 0.8 }, [0]);
     expect(g[1]).toBeNull();
+  });
+
+  it('masked_log_softmax: broadcast mask, other axis, temperature, a fully masked row', () => {
+    const mask: HostArray = { shape: [2, 1, 5], dtype: 'bool', data: [1, 0, 1, 1, 0, 0, 1, 1, 1, 1] };
+    const g = check('masked_log_softmax', [randn([2, 3, 5], 52, 2), mask], { temperature: 0.8 }, [0]);
+    expect(g[1]).toBeNull();
+    // Masked entries get exactly 0, though the head gradient there is not 0.
+    values(g[0] as V).forEach((v, j) => {
+      if (!mask.data[Math.floor(j / 15) * 5 + (j % 5)]) expect(v, `element ${j}`).toBe(0);
+    });
+    // Softmax over axis 1: column 1 is fully masked (all -inf, gradient 0), columns 0 and 2 lose one entry.
+    const colMask: HostArray = {
+      shape: [1, 4, 3],
+      dtype: 'bool',
+      data: [1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1],
+    };
+    const x = randn([2, 4, 3], 53, 2);
+    const [y] = h.run('masked_log_softmax', [x, colMask], { axis: 1 });
+    expect(values(y as OpResult).filter((v) => v === Number.NEGATIVE_INFINITY).length).toBe(2 * 6);
+    const [dx] = check('masked_log_softmax', [x, colMask], { axis: 1 }, [0]);
+    expect(values(dx as V).filter((v) => v === 0).length).toBe(2 * 6);
   });
 
   it('smooth_l1 (gradient derived from its expression)', () => {

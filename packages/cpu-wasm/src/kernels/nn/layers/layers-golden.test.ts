@@ -16,6 +16,8 @@ describeGolden('nn_layers', {
     '_backward_log_softmax',
     'masked_softmax',
     '_backward_masked_softmax',
+    'masked_log_softmax',
+    '_backward_masked_log_softmax',
     'SoftmaxOutput',
     'Softmax',
     '_backward_SoftmaxOutput',

@@ -1,13 +1,14 @@
 /**
- * softmax, log_softmax, masked_softmax and their backward ops on cpu-wasm.
+ * softmax, log_softmax, masked_softmax, masked_log_softmax and their backward ops on cpu-wasm.
  *
  * The data is viewed as (outer, M, inner) around the softmax axis. The common case — the last axis
  * (inner = 1), one dtype, no lengths — runs the generated SIMD row loops (softmax-wasm.ts), split
  * by rows across the worker pool when large. Everything else (another axis, lengths, an output
  * dtype override, the bool mask) runs a TypeScript loop per row in float64, with MXNet's
  * semantics: rows beyond `length` output 0; masked entries are replaced by the lowest finite value
- * before a plain softmax and zeroed after (a fully masked row is all zeros), and their gradient is
- * zero. Forward req add goes through a scratch block (MXNet rejects it; we accumulate).
+ * before a plain softmax / log_softmax and set to 0 / -inf after (a fully masked row is all 0 /
+ * all -inf), and their gradient is zero. Forward req add goes through a scratch block (MXNet
+ * rejects it; we accumulate).
  */
 import { type DTypeName, MXNetError, type Shape } from '@mx/base';
 import { type Attrs, type OpRegistry, OpReq, type OpReqType } from '@mx/ops';
@@ -146,6 +147,8 @@ export function softmaxLoop(
     readonly offset: (row: number) => number;
     readonly step: number;
     readonly lowest: number;
+    /** What masked entries output: 0 (masked_softmax) or -inf (masked_log_softmax). */
+    readonly fill: number;
   },
 ): void {
   const { outer, m, inner } = g;
@@ -176,7 +179,7 @@ export function softmaxLoop(
       }
       for (let j = len; j < m; j++) out[base + j * inner] = 0;
       if (mask !== undefined)
-        for (let j = 0; j < m; j++) if (!mask.data[mo + j * mask.step]) out[base + j * inner] = 0;
+        for (let j = 0; j < m; j++) if (!mask.data[mo + j * mask.step]) out[base + j * inner] = mask.fill;
     }
   }
 }
@@ -350,8 +353,15 @@ function backward(
   );
 }
 
-function masked(rt: CpuWasmRuntime, p: MaskedAttrs, ins: readonly Blob[], req: OpReqType, out: Blob): void {
-  const op = 'masked_softmax';
+function masked(
+  rt: CpuWasmRuntime,
+  op: string,
+  log: boolean,
+  p: MaskedAttrs,
+  ins: readonly Blob[],
+  req: OpReqType,
+  out: Blob,
+): void {
   const [x, mask] = ins as [Blob, Blob];
   checkFloat(op, [x, out]);
   if (req === OpReq.null || out.size === 0) return;
@@ -359,22 +369,24 @@ function masked(rt: CpuWasmRuntime, p: MaskedAttrs, ins: readonly Blob[], req: O
   const g = geometry(x.shape, axis);
   const mi = maskIndex(x.shape, mask.shape, axis);
   withTarget(rt, out, req, op, (tgt) => {
-    softmaxLoop(rt.view(x) as Arr, rt.view(tgt) as Float32Array, g, p.temperature ?? 1, false, undefined, {
+    softmaxLoop(rt.view(x) as Arr, rt.view(tgt) as Float32Array, g, p.temperature ?? 1, log, undefined, {
       data: rt.view(mask) as Uint8Array,
       ...mi,
       lowest: LOWEST[x.dtype] as number,
+      fill: log ? Number.NEGATIVE_INFINITY : 0,
     });
   });
 }
 
 function maskedBackward(
   rt: CpuWasmRuntime,
+  op: string,
+  log: boolean,
   p: MaskedAttrs,
   ins: readonly Blob[],
   req: OpReqType,
   dx: Blob,
 ): void {
-  const op = '_backward_masked_softmax';
   const [og, mask, y] = ins as [Blob, Blob, Blob];
   checkFloat(op, [og, y, dx]);
   if (req === OpReq.null || dx.size === 0) return;
@@ -387,7 +399,7 @@ function maskedBackward(
     rt.view(dx) as Float32Array,
     g,
     p.temperature ?? 1,
-    false,
+    log,
     req === OpReq.add,
     undefined,
     { data: rt.view(mask) as Uint8Array, ...mi },
@@ -422,14 +434,20 @@ export function installSoftmax(registry: OpRegistry, rt: CpuWasmRuntime, rows: S
         backward(rt, rows, `_backward_${name}`, log, p, ins as readonly Blob[], req, outs as readonly Blob[]),
     });
   }
-  registry.registerKernel<MaskedAttrs>('masked_softmax', BACKEND, {
-    dtypes: [...FLOAT_DTYPES, 'bool'],
-    compute: (p, _ctx, ins, req, outs) =>
-      masked(rt, p, ins as readonly Blob[], req[0] ?? OpReq.write, outs[0] as Blob),
-  });
-  registry.registerKernel<MaskedAttrs>('_backward_masked_softmax', BACKEND, {
-    dtypes: [...FLOAT_DTYPES, 'bool'],
-    compute: (p, _ctx, ins, req, outs) =>
-      maskedBackward(rt, p, ins as readonly Blob[], req[0] ?? OpReq.write, outs[0] as Blob),
-  });
+  for (const [name, log] of [
+    ['masked_softmax', false],
+    ['masked_log_softmax', true],
+  ] as const) {
+    registry.registerKernel<MaskedAttrs>(name, BACKEND, {
+      dtypes: [...FLOAT_DTYPES, 'bool'],
+      compute: (p, _ctx, ins, req, outs) =>
+        masked(rt, name, log, p, ins as readonly Blob[], req[0] ?? OpReq.write, outs[0] as Blob),
+    });
+    const back = `_backward_${name}`;
+    registry.registerKernel<MaskedAttrs>(back, BACKEND, {
+      dtypes: [...FLOAT_DTYPES, 'bool'],
+      compute: (p, _ctx, ins, req, outs) =>
+        maskedBackward(rt, back, log, p, ins as readonly Blob[], req[0] ?? OpReq.write, outs[0] as Blob),
+    });
+  }
 }

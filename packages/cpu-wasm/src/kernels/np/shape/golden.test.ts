@@ -36,6 +36,7 @@ const AREA = [
   '_npi_rot90',
   '_npi_repeats',
   '_npi_pad',
+  '_npx_reshape',
   '_backward_npi_repeats',
   '_backward_npi_pad',
   '_split_v2_backward',

@@ -44,9 +44,11 @@ describe('cuda nn/layers kernels', () => {
       '_backward_log_softmax',
       '_backward_logistic_reg_out',
       '_backward_mae_reg_out',
+      '_backward_masked_log_softmax',
       '_backward_masked_softmax',
       '_backward_softmax',
       'log_softmax',
+      'masked_log_softmax',
       'masked_softmax',
       'softmax',
     ]);

@@ -1,9 +1,9 @@
 /**
- * softmax, log_softmax, masked_softmax and their backward ops on cuda: parameter handling over the
- * row kernel of softmax.ts (axis normalised and checked, temperature, optional integer lengths of
- * any integer dtype, the bool mask, an output dtype override). Backward inputs follow the op
- * definitions: (ograd, output) or, with a dtype override or use_length, (ograd, data[, length],
- * output); the length gradient is zero.
+ * softmax, log_softmax, masked_softmax, masked_log_softmax and their backward ops on cuda:
+ * parameter handling over the row kernel of softmax.ts (axis normalised and checked, temperature,
+ * optional integer lengths of any integer dtype, the bool mask, an output dtype override). Backward
+ * inputs follow the op definitions: (ograd, output) or, with a dtype override or use_length,
+ * (ograd, data[, length], output); the length gradient is zero.
  */
 import type { DTypeName } from '@mx/base';
 import type { Attrs, OpRegistry } from '@mx/ops';
@@ -105,47 +105,51 @@ export function installSoftmax(registry: OpRegistry, host: CudaHost): void {
       2,
     );
   }
-  reg(
-    'masked_softmax',
-    (p, ins, req, outs) => {
-      const op = 'masked_softmax';
-      const [x, mask] = ins as [CudaBlob, CudaBlob];
-      const out = outs[0] as CudaBlob;
-      requireFloat(op, [x, out]);
-      softmaxRows(host, {
-        op,
-        backward: false,
-        log: false,
-        a: x,
-        mask,
-        out,
-        mode: modeOf(req[0], out),
-        geo: geometry(op, p.axis, x.shape),
-        temperature: p.temperature ?? 1,
-      });
-    },
-    ['bool'],
-  );
-  reg(
-    '_backward_masked_softmax',
-    (p, ins, req, outs) => {
-      const op = '_backward_masked_softmax';
-      const [og, mask, y] = ins as [CudaBlob, CudaBlob, CudaBlob];
-      const dx = outs[0] as CudaBlob;
-      requireFloat(op, [og, y, dx]);
-      softmaxRows(host, {
-        op,
-        backward: true,
-        log: false,
-        a: og,
-        y,
-        mask,
-        out: dx,
-        mode: modeOf(req[0], dx),
-        geo: geometry(op, p.axis, og.shape),
-        temperature: p.temperature ?? 1,
-      });
-    },
-    ['bool'],
-  );
+  for (const [name, log] of [
+    ['masked_softmax', false],
+    ['masked_log_softmax', true],
+  ] as const) {
+    reg(
+      name,
+      (p, ins, req, outs) => {
+        const [x, mask] = ins as [CudaBlob, CudaBlob];
+        const out = outs[0] as CudaBlob;
+        requireFloat(name, [x, out]);
+        softmaxRows(host, {
+          op: name,
+          backward: false,
+          log,
+          a: x,
+          mask,
+          out,
+          mode: modeOf(req[0], out),
+          geo: geometry(name, p.axis, x.shape),
+          temperature: p.temperature ?? 1,
+        });
+      },
+      ['bool'],
+    );
+    const back = `_backward_${name}`;
+    reg(
+      back,
+      (p, ins, req, outs) => {
+        const [og, mask, y] = ins as [CudaBlob, CudaBlob, CudaBlob];
+        const dx = outs[0] as CudaBlob;
+        requireFloat(back, [og, y, dx]);
+        softmaxRows(host, {
+          op: back,
+          backward: true,
+          log,
+          a: og,
+          y,
+          mask,
+          out: dx,
+          mode: modeOf(req[0], dx),
+          geo: geometry(back, p.axis, og.shape),
+          temperature: p.temperature ?? 1,
+        });
+      },
+      ['bool'],
+    );
+  }
 }

@@ -1,16 +1,16 @@
 /**
- * The softmax row kernel: softmax, log_softmax, masked_softmax forward and backward, and
- * SoftmaxOutput's forward. The data is (outer, M, inner) around the axis; each of the outer·inner
- * rows is one block (grid-strided past the grid size) whose threads stride along the row (element j
- * at o·M·inner + j·inner + k, so any axis works without a transpose and rows of any length fit),
- * with warp-shuffle + shared-memory reductions for the max and the sum, numerically stable
- * (exp(x - max)), accumulating in float (double for float64) whatever the storage type.
+ * The softmax row kernel: softmax, log_softmax, masked_softmax, masked_log_softmax forward and
+ * backward, and SoftmaxOutput's forward. The data is (outer, M, inner) around the axis; each of the
+ * outer·inner rows is one block (grid-strided past the grid size) whose threads stride along the
+ * row (element j at o·M·inner + j·inner + k, so any axis works without a transpose and rows of any
+ * length fit), with warp-shuffle + shared-memory reductions for the max and the sum, numerically
+ * stable (exp(x - max)), accumulating in float (double for float64) whatever the storage type.
  *
  * Options, as cpu-wasm: `length` (any integer dtype, one per row or one for all: entries from
  * length on are left out and output 0), a bool `mask` broadcast to data (masked entries count as
- * the lowest value of the data dtype before the softmax and output 0; their gradient is 0),
- * temperature T. Forward: max, Σ exp((x - max)/T), then exp(z)/Σ or z - log Σ. Backward: Σ g·y
- * (log: Σ g), then y(g - Σ)/T (log: (g - e^y Σ)/T).
+ * the lowest value of the data dtype before the softmax and output 0, or -inf for the log variant;
+ * their gradient is 0), temperature T. Forward: max, Σ exp((x - max)/T), then exp(z)/Σ or
+ * z - log Σ. Backward: Σ g·y (log: Σ g), then y(g - Σ)/T (log: (g - e^y Σ)/T).
  */
 import type { DTypeName } from '@mx/base';
 import { ctype, type KernelArg, literalC, loadC } from '../../../cuda-c.js';
@@ -119,6 +119,8 @@ function source(c: SoftmaxRowCall, acc: 'float' | 'double', entry: string): stri
   let body: string;
   if (!c.backward) {
     const result = c.log ? 'z - ls' : 'mx_exp(z) / s';
+    // masked_log_softmax: masked entries output -inf (MXNet's masked_neg_inf), masked_softmax 0.
+    const init = hasMask && c.log ? `(${on('i')} ? (ACC)0 : ${ninf})` : '0';
     body = `    ACC mx = ${ninf};
     for (long long j = threadIdx.x; j < len; j += blockDim.x) { ACC v = ${val('base + j * inner')}; mx = v > mx ? v : mx; }
     mx = mx_block_max(mx, sh, ${ninf});
@@ -128,7 +130,7 @@ function source(c: SoftmaxRowCall, acc: 'float' | 'double', entry: string): stri
     ACC ls = mx_log(s);
     for (long long j = threadIdx.x; j < M; j += blockDim.x) {
       long long i = base + j * inner;
-      ACC v = 0;
+      ACC v = ${init};
       if (j < len && ${on('i')}) {
         ACC z = (${val('i')} - mx) / T;
         v = ${result};

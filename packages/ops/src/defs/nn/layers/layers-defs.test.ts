@@ -63,6 +63,7 @@ describe('NN layer definitions', () => {
       _npx_softmax: 'softmax',
       _npx_log_softmax: 'log_softmax',
       _npx_masked_softmax: 'masked_softmax',
+      _npx_masked_log_softmax: 'masked_log_softmax',
       Softmax: 'SoftmaxOutput',
       _npx_dropout: 'Dropout',
     };
@@ -74,6 +75,7 @@ describe('NN layer definitions', () => {
       '_backward_softmax',
       '_backward_log_softmax',
       '_backward_masked_softmax',
+      '_backward_masked_log_softmax',
       '_backward_SoftmaxOutput',
       '_backward_linear_reg_out',
       '_backward_logistic_reg_out',
@@ -305,6 +307,7 @@ describe('NN layer definitions', () => {
     expect(needs('softmax', {})).toEqual({ inputs: [], outputs: [0] });
     expect(needs('log_softmax', { use_length: true })).toEqual({ inputs: [0, 1], outputs: [0] });
     expect(needs('masked_softmax', {})).toEqual({ inputs: [1], outputs: [0] });
+    expect(needs('masked_log_softmax', {})).toEqual({ inputs: [1], outputs: [0] });
     expect(needs('SoftmaxOutput', {})).toEqual({ inputs: [1], outputs: [0] });
     expect(needs('MAERegressionOutput', {})).toEqual({ inputs: [1], outputs: [0] });
     expect(needs('Dropout', {})).toEqual({ inputs: [], outputs: [1] });

@@ -1,6 +1,6 @@
 /**
- * `softmax`, `log_softmax` and `masked_softmax` (MXNet 2.0 src/operator/nn/softmax{-inl.h,.cc},
- * log_softmax.cc, masked_softmax.cc) and their backward ops.
+ * `softmax`, `log_softmax`, `masked_softmax` and `masked_log_softmax` (MXNet 2.0
+ * src/operator/nn/softmax{-inl.h,.cc}, log_softmax.cc, masked_softmax.cc) and their backward ops.
  *
  * softmax(x)_j = exp((x_j - max x) / T) / Σ_k exp((x_k - max x) / T) along `axis` (default -1);
  * log_softmax is its log, (x_j - max)/T - log Σ. `dtype` picks the output dtype (float16/32/64,
@@ -11,12 +11,14 @@
  * masked-out entries are left out of the normalisation and output 0 (MXNet replaces them by the
  * lowest finite value before a plain softmax, then zeroes them; a fully masked row gives zeros).
  * `normalize` is accepted for MXNet compatibility; the CPU result is the same either way.
+ * masked_log_softmax is its log twin: the same replacement, a log_softmax, and -inf where masked
+ * (a fully masked row is all -inf).
  *
  * Gradients follow MXNet's `SoftmaxFGradient`: `_backward_softmax(ograd, output)` normally, and
  * `(ograd, data[, length], output)` when a dtype override or use_length needs the input's dtype or
- * the lengths; length gets a zero gradient. `_backward_masked_softmax(ograd, mask, output)`.
- * dx = y (g - Σ g y) / T for softmax and (g - e^y Σ g) / T for log_softmax, rows beyond a length
- * or masked entries 0.
+ * the lengths; length gets a zero gradient. `_backward_masked_{softmax,log_softmax}(ograd, mask,
+ * output)`. dx = y (g - Σ g y) / T for softmax and (g - e^y Σ g) / T for log_softmax, the sums
+ * over the row's unmasked entries within its length; rows beyond a length or masked entries 0.
  */
 import { type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
 import type { ShapeSlots, TypeSlots } from '../../../op-def.js';
@@ -215,7 +217,7 @@ function checkMask(op: string, p: MaskedAttrs, data: Shape, mask: Shape, inS: Sh
       op,
       params: p,
       shapes: shapesOf(inS),
-      hint: 'masked_softmax needs at least one axis',
+      hint: `${op} needs at least one axis`,
     });
   }
   for (let i = 0; i < data.length; i++) {
@@ -252,30 +254,35 @@ function maskedType(op: string, inT: TypeSlots, outT: TypeSlots, data: number, m
   return true;
 }
 
-function registerMaskedSoftmax(registry: OpRegistry): void {
+/**
+ * masked_softmax or masked_log_softmax (MXNet's masked_softmax.cc / log_softmax.cc) and its
+ * `_backward_<name>(ograd, mask, output)`: one shape/type inference for both, the mask's gradient
+ * none (MXNet builds zeros_like(mask)).
+ */
+function defineMaskedSoftmax(registry: OpRegistry, name: string, alias: string, doc: string): void {
+  const back = `_backward_${name}`;
   registry.define({
-    name: 'masked_softmax',
-    aliases: ['_npx_masked_softmax'],
-    doc: 'Softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false; those output 0.',
+    name,
+    aliases: [alias],
+    doc,
     params: MASKED_SOFTMAX_PARAMS,
     numInputs: 2,
     listInputNames: ['data', 'mask'],
     inferShape: (p, inS, outS) => {
-      const op = 'masked_softmax';
       const data = inS[0];
       const mask = inS[1];
       if (data === undefined || mask === undefined) return false;
-      checkMask(op, p, data, mask, inS);
-      checkAxis(op, p, p.axis, data.length, inS);
-      assignShape(op, p, inS, outS, 0, data, 'output 0');
+      checkMask(name, p, data, mask, inS);
+      checkAxis(name, p, p.axis, data.length, inS);
+      assignShape(name, p, inS, outS, 0, data, 'output 0');
       return known(data) && known(mask);
     },
-    inferType: (_p, i, o) => maskedType('masked_softmax', i, o, 0, 1),
+    inferType: (_p, i, o) => maskedType(name, i, o, 0, 1),
     gradient: {
       inputs: [1],
       outputs: [0],
       build: (g, p) => [
-        g.op1('_backward_masked_softmax', [g.ograd(0), g.input(1), g.output(0)], {
+        g.op1(back, [g.ograd(0), g.input(1), g.output(0)], {
           axis: p.axis,
           temperature: p.temperature,
           normalize: p.normalize,
@@ -285,26 +292,25 @@ function registerMaskedSoftmax(registry: OpRegistry): void {
     },
   });
   registry.define({
-    name: '_backward_masked_softmax',
-    doc: 'Gradient of masked_softmax: (ograd, mask, output) → data grad.',
+    name: back,
+    doc: `Gradient of ${name}: (ograd, mask, output) → data grad.`,
     params: MASKED_SOFTMAX_PARAMS,
     numInputs: 3,
     listInputNames: ['ograd', 'mask', 'output'],
     isBackward: true,
     inferShape: (p, inS, outS) => {
-      const op = '_backward_masked_softmax';
-      const ok = sameShapes(op, p, inS, outS, [0, 2], [0], ['ograd', 'output']);
+      const ok = sameShapes(back, p, inS, outS, [0, 2], [0], ['ograd', 'output']);
       const og = inS[0];
       const mask = inS[1];
       if (og === undefined || mask === undefined) return false;
-      checkMask(op, p, og, mask, inS);
-      checkAxis(op, p, p.axis, og.length, inS);
+      checkMask(back, p, og, mask, inS);
+      checkAxis(back, p, p.axis, og.length, inS);
       return ok && known(mask);
     },
     inferType: (_p, i, o) => {
-      const ok = maskedType('_backward_masked_softmax', i, o, 0, 1);
+      const ok = maskedType(back, i, o, 0, 1);
       const t = i[0];
-      if (t !== undefined) assignType('_backward_masked_softmax', i, 2, t, 'input 2 (output)', i);
+      if (t !== undefined) assignType(back, i, 2, t, 'input 2 (output)', i);
       return ok && i[2] !== undefined;
     },
   });
@@ -323,5 +329,16 @@ export function registerSoftmax(registry: OpRegistry): void {
     '_npx_log_softmax',
     'Log of softmax along `axis`: (x - max) / T - log(sum(exp((x - max) / T))).',
   );
-  registerMaskedSoftmax(registry);
+  defineMaskedSoftmax(
+    registry,
+    'masked_softmax',
+    '_npx_masked_softmax',
+    'Softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false; those output 0.',
+  );
+  defineMaskedSoftmax(
+    registry,
+    'masked_log_softmax',
+    '_npx_masked_log_softmax',
+    'Log-softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false; those output -inf.',
+  );
 }

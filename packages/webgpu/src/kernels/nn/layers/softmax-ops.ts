@@ -1,7 +1,7 @@
 /**
- * softmax, log_softmax, masked_softmax and their backward ops on webgpu: parameter handling over
- * the row kernels of softmax.ts (axis normalised and checked, temperature, optional int32 lengths,
- * the bool mask). Backward inputs follow the op definitions: (ograd, output) or, with a dtype
+ * softmax, log_softmax, masked_softmax, masked_log_softmax and their backward ops on webgpu:
+ * parameter handling over the row kernels of softmax.ts (axis normalised and checked, temperature,
+ * optional int32 lengths, the bool mask). Backward inputs follow the op definitions: (ograd, output) or, with a dtype
  * override or use_length, (ograd, data[, length], output); the length gradient is zero.
  */
 import { type DTypeName, MXNetError, type Shape } from '@mx/base';
@@ -118,57 +118,61 @@ export function installSoftmax(registry: OpRegistry, gpu: GpuHost): void {
       ),
     });
   }
-  registry.registerKernel(
-    'masked_softmax',
-    'webgpu',
-    gpuKernel<SoftmaxAttrs>(
-      gpu,
-      'masked_softmax',
-      (p, ins, req, outs) => {
-        const op = 'masked_softmax';
-        const [x, mask] = ins as [GpuBlob, GpuBlob];
-        const out = outs[0] as GpuBlob;
-        requireFloat32(op, [x, out]);
-        softmaxRows(gpu, {
-          op,
-          backward: false,
-          log: false,
-          a: x,
-          mask,
-          out,
-          mode: modeOf(req[0], out),
-          geo: geometry(op, p.axis, x.shape),
-          temperature: p.temperature ?? 1,
-        });
-      },
-      ['float32', 'bool'],
-    ),
-  );
-  registry.registerKernel(
-    '_backward_masked_softmax',
-    'webgpu',
-    gpuKernel<SoftmaxAttrs>(
-      gpu,
-      '_backward_masked_softmax',
-      (p, ins, req, outs) => {
-        const op = '_backward_masked_softmax';
-        const [og, mask, y] = ins as [GpuBlob, GpuBlob, GpuBlob];
-        const dx = outs[0] as GpuBlob;
-        requireFloat32(op, [og, y, dx]);
-        softmaxRows(gpu, {
-          op,
-          backward: true,
-          log: false,
-          a: og,
-          y,
-          mask,
-          out: dx,
-          mode: modeOf(req[0], dx),
-          geo: geometry(op, p.axis, og.shape),
-          temperature: p.temperature ?? 1,
-        });
-      },
-      ['float32', 'bool'],
-    ),
-  );
+  for (const [name, log] of [
+    ['masked_softmax', false],
+    ['masked_log_softmax', true],
+  ] as const) {
+    registry.registerKernel(
+      name,
+      'webgpu',
+      gpuKernel<SoftmaxAttrs>(
+        gpu,
+        name,
+        (p, ins, req, outs) => {
+          const [x, mask] = ins as [GpuBlob, GpuBlob];
+          const out = outs[0] as GpuBlob;
+          requireFloat32(name, [x, out]);
+          softmaxRows(gpu, {
+            op: name,
+            backward: false,
+            log,
+            a: x,
+            mask,
+            out,
+            mode: modeOf(req[0], out),
+            geo: geometry(name, p.axis, x.shape),
+            temperature: p.temperature ?? 1,
+          });
+        },
+        ['float32', 'bool'],
+      ),
+    );
+    const back = `_backward_${name}`;
+    registry.registerKernel(
+      back,
+      'webgpu',
+      gpuKernel<SoftmaxAttrs>(
+        gpu,
+        back,
+        (p, ins, req, outs) => {
+          const [og, mask, y] = ins as [GpuBlob, GpuBlob, GpuBlob];
+          const dx = outs[0] as GpuBlob;
+          requireFloat32(back, [og, y, dx]);
+          softmaxRows(gpu, {
+            op: back,
+            backward: true,
+            log,
+            a: og,
+            y,
+            mask,
+            out: dx,
+            mode: modeOf(req[0], dx),
+            geo: geometry(back, p.axis, og.shape),
+            temperature: p.temperature ?? 1,
+          });
+        },
+        ['float32', 'bool'],
+      ),
+    );
+  }
 }

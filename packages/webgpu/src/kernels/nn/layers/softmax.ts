@@ -1,15 +1,17 @@
 /**
- * The softmax row kernels: softmax, log_softmax, masked_softmax forward and backward, and
- * SoftmaxOutput's forward. The data is (outer, M, inner) around the axis; each of the outer·inner
- * rows is one workgroup (grid folded into y past 65535 rows) whose threads stride along the row
- * (element j at o·M·inner + j·inner + k, so any axis works without a transpose and rows of any
- * length fit), with shared-memory tree reductions for the max and the sum: the sum is a pairwise
- * sum of per-thread partials, accurate for long rows. Short rows (≤ 32) are one invocation each.
+ * The softmax row kernels: softmax, log_softmax, masked_softmax, masked_log_softmax forward and
+ * backward, and SoftmaxOutput's forward. The data is (outer, M, inner) around the axis; each of the
+ * outer·inner rows is one workgroup (grid folded into y past 65535 rows) whose threads stride along
+ * the row (element j at o·M·inner + j·inner + k, so any axis works without a transpose and rows of
+ * any length fit), with shared-memory tree reductions for the max and the sum: the sum is a
+ * pairwise sum of per-thread partials, accurate for long rows. Short rows (≤ 32) are one
+ * invocation each.
  *
  * Options, as cpu-wasm: `length` (int32, one per row: entries from length on are left out and
  * output 0), a bool `mask` broadcast to data (masked entries count as the lowest float before the
- * softmax and output 0; their gradient is 0), temperature T. Forward: max, Σ exp((x - max)/T), then
- * exp(z)/Σ or z - log Σ. Backward: Σ g·y (log: Σ g), then y(g - Σ)/T (log: (g - e^y Σ)/T).
+ * softmax and output 0, or -inf for the log variant; their gradient is 0), temperature T.
+ * Forward: max, Σ exp((x - max)/T), then exp(z)/Σ or z - log Σ. Backward: Σ g·y (log: Σ g), then
+ * y(g - Σ)/T (log: (g - e^y Σ)/T).
  */
 import type { GpuBlob, GpuHost } from '../../../kernel.js';
 import { load, paramsDecl } from '../../../wgsl.js';
@@ -68,6 +70,8 @@ function source(c: SoftmaxRowCall, names: readonly string[], decls: string, p: R
   if (!c.backward) {
     const val = (v: string) => (hasMask ? `select(MX_LOWEST, ${v}, ${on})` : v);
     const result = c.log ? 'z - ls' : 'mx_exp(z) / sum';
+    // masked_log_softmax: masked entries output -inf (MXNet's masked_neg_inf), masked_softmax 0.
+    const init = hasMask && c.log ? `select(bitcast<f32>(MX_NINF_BITS), 0.0, ${on})` : '0.0';
     body = `  var acc = bitcast<f32>(MX_NINF_BITS);
   ${loop('len')} { acc = max(acc, ${val(`${A}[pu(0u) + base + j * inner]`)}); }
 ${combine('mx', 'max')}  acc = 0.0;
@@ -75,7 +79,7 @@ ${combine('mx', 'max')}  acc = 0.0;
 ${combine('sum', '+')}  let ls = mx_log(sum);
   ${loop('M')} {
     let i = base + j * inner;
-    var v = 0.0;
+    var v = ${init};
     if (j < len && ${on}) {
       let z = (${val(`${A}[pu(0u) + i]`)} - mx) / T;
       v = ${result};
