@@ -6,8 +6,15 @@ MXNet 2.0's rules where they differ from NumPy's, applied here:
 - where with two float scalars gives the default float, float32 (MXNet's _npi_where_scalar2);
 - argsort inputs have no ties (NumPy's default quicksort does not fix the order of ties; @mx sorts
   stably), except the stable-kind cases where NumPy's kind='stable' is the reference.
+- searchsorted compares in NumPy's common dtype, Python scalars typed int64/float64 (NumPy 1.24 does not
+  look at their values here), which @mx follows; the result is int64.
 Case: {fn, args: [value], kwargs: {k: value}, expect: enc | [enc, ...]} or {…, error: substring};
-value = {"arr": enc} for an array, else plain JSON. Writes packages/ndarray/src/np/__golden__/sort.json.
+value = {"arr": enc} for an array, else plain JSON. partition/argpartition results are not unique
+(NumPy's order inside each side is unspecified), so their cases go to a second list, `partition`:
+{fn, args, kwargs, expect: NumPy's result, sorted: np.sort of the lanes, kth: positions, axis: the
+lane axis of the result (0 when flattened)} plus, for argpartition, values: the input gathered by
+NumPy's indices; the test checks the partition contract against them.
+Writes packages/ndarray/src/np/__golden__/sort.json.
 """
 import json
 import pathlib
@@ -16,7 +23,7 @@ from functools import partial
 
 import common  # first: it keeps this folder's modules from shadowing the standard library's
 import numpy as np
-from common import camel, enc
+from common import camel, enc, val
 
 OUT = pathlib.Path(__file__).resolve().parents[3] / 'packages/ndarray/src/np/__golden__/sort.json'
 rng = np.random.default_rng(1605)
@@ -163,8 +170,121 @@ add('extract', [cnd, a := arr((3, 4), F32)], {}, np.extract(cnd, a))
 add('extract', [np.mod(np.arange(6).reshape(2, 3), 2) == 0, np.arange(6, dtype='int64').reshape(2, 3)], {},
     np.extract(np.mod(np.arange(6).reshape(2, 3), 2) == 0, np.arange(6).reshape(2, 3)))
 
+# searchsorted: dtypes, ties, NaN/inf, both sides, 0-d / zero-size v, empty a, promotion, sorter.
+def sorted_1d(n, dt):
+    if dt == 'bool':
+        return np.sort(rng.random(n) < 0.5)
+    a = specials(n, dt) if n >= 8 and dt.startswith('float') else arr((n,), dt)
+    return np.sort(a)
+
+
+def probe(a, shape, dt):
+    v = arr(shape, dt)
+    if a.size and v.size:
+        pick = rng.random(v.size) < 0.4
+        v.reshape(-1)[pick] = a[rng.integers(0, a.size, int(pick.sum()))]
+    if dt.startswith('float') and v.size >= 3:
+        v.reshape(-1)[:3] = np.array([np.nan, np.inf, -np.inf], dt)
+    return v
+
+
+for dt in ['float32', 'float64', 'float16', 'int8', 'uint8', 'int32', 'int64', 'bool']:
+    for n, vs in [(12, (9,)), (20, (3, 4)), (5, ()), (7, (0,)), (0, (3,))]:
+        a = sorted_1d(n, dt)
+        v = probe(a, vs, dt)
+        for side in ['left', 'right']:
+            add('searchsorted', [a, v], {'side': side}, np.searchsorted(a, v, side=side))
+a = sorted_1d(15, 'float32')
+q = arr((2, 5), F32)
+add('searchsorted', [a, q], {}, np.searchsorted(a, q))
+for a, v in [(np.array([0.1, 0.5, 2.0], F32), 0.1), (np.array([1, 2, 3, 3, 9], 'int8'), 300),
+             (np.array([1, 2, 3, 3, 9], 'int8'), -300), (np.array([0, 2, 200], 'uint8'), -1),
+             (np.array([-4, 0, 7, 7, 12], 'int64'), 2.5), (np.array([-4, 0, 7, 7, 12], 'int32'), 7),
+             (np.array([0.5, 1.5, 2.5], F32), 2), (np.array([0.5, 1.5, np.nan], 'float64'), [1, 2.5, 7]),
+             (np.array([1, 5, 9], 'int32'), np.array([[1.5], [9.0]], F32)),
+             (np.array([False, True, True]), np.array([0.5, 1.0], F32))]:
+    for side in ['left', 'right']:
+        add('searchsorted', [a, v], {'side': side}, np.searchsorted(a, v, side=side))
+u = arr((10,), 'float64', nan=True)
+srt = np.argsort(u, kind='stable')
+q = probe(np.sort(u), (6,), 'float64')
+for side in ['left', 'right']:
+    add('searchsorted', [u, q], {'side': side, 'sorter': srt}, np.searchsorted(u, q, side=side, sorter=srt))
+ui = np.array([5, 1, 4, 1, 3], 'int32')
+add('searchsorted', [ui, [1, 2, 6]], {'sorter': [1, 3, 4, 2, 0]},
+    np.searchsorted(ui, [1, 2, 6], sorter=[1, 3, 4, 2, 0]))
+err('searchsorted', [np.zeros((2, 2), F32), 1], {}, lambda: np.searchsorted(np.zeros((2, 2)), 1))
+err('searchsorted', [np.array(1.5, F32), 1], {}, lambda: np.searchsorted(np.array(1.5), 1))
+err('searchsorted', [np.zeros(3, F32), 1], {'side': 'middle'},
+    lambda: np.searchsorted(np.zeros(3), 1, side='middle'))
+err('searchsorted', [ui, 1], {'sorter': [0, 1]}, lambda: np.searchsorted(ui, 1, sorter=[0, 1]))
+err('searchsorted', [ui, 1], {'sorter': np.array([0.0, 1, 2, 3, 4])},
+    lambda: np.searchsorted(ui, 1, sorter=np.array([0.0, 1, 2, 3, 4])))
+
+# partition / argpartition: contract cases (below) and errors with NumPy's text.
+partition = []
+
+
+def lanes_sorted(a, axis):
+    return np.sort(a, axis=axis)
+
+
+def pcase(fn, a, kth, **kw):
+    axis = kw.get('axis', -1)
+    r = getattr(np, fn)(a, kth, **kw)
+    flat = a.reshape(-1) if axis is None else a
+    ax = 0 if axis is None else axis % max(a.ndim, 1)
+    if fn == 'argpartition' and a.ndim == 0:
+        flat, ax = a.reshape(1), 0
+    n = flat.shape[ax] if flat.ndim else 1
+    ks = [k % n for k in np.atleast_1d(kth).tolist()] if n else []
+    c = {'fn': fn, 'args': [val(a), val(kth) if not isinstance(kth, list) else kth], 'kwargs': camel(kw),
+         'expect': enc(r), 'sorted': enc(np.sort(flat, axis=ax)), 'kth': ks, 'axis': ax}
+    if fn == 'argpartition':
+        c['values'] = enc(np.take_along_axis(flat, r, axis=ax))
+    partition.append(c)
+
+
+for fn in ['partition', 'argpartition']:
+    for dt in ['float32', 'float64', 'float16', 'int8', 'uint8', 'int32', 'int64', 'bool']:
+        a = arr((3, 9), dt, nan=True)
+        if dt != 'bool':
+            a[1] = a[1, 0]  # a lane of ties
+        pcase(fn, a, 4)
+        pcase(fn, a, [0, -1], axis=1)
+        pcase(fn, a, -2, axis=0)
+        pcase(fn, a, [3, 10, 20], axis=None)
+    s = specials(200, 'float32').reshape(2, 100)
+    pcase(fn, s, [0, 50, -1])
+    pcase(fn, specials(300, 'int64'), 150)
+    b = arr((2, 3, 5), 'float32', nan=True)
+    pcase(fn, b, [1, 2], axis=1)
+    pcase(fn, b, 4, axis=-1)
+    pcase(fn, b, [0, 1, 2, 3, 4])
+    pcase(fn, arr((7,), 'int32'), True)
+    pcase(fn, np.zeros((0,), F32), 0)
+    pcase(fn, np.zeros((3, 0), F32), 5, axis=0)
+pcase('argpartition', np.array(2.5, F32), 0)
+for fn in ['partition', 'argpartition']:
+    f = getattr(np, fn)
+    a4 = np.arange(4, dtype='int32')
+    err(fn, [a4, 5], {}, lambda: f(a4, 5))
+    err(fn, [a4, -5], {}, lambda: f(a4, -5))
+    err(fn, [a4, [1, 4]], {}, lambda: f(a4, [1, 4]))
+    err(fn, [a4, 1.5], {}, lambda: f(a4, 1.5))
+    err(fn, [a4, []], {}, lambda: f(a4, []))
+    err(fn, [a4, [[1, 2]]], {}, lambda: f(a4, [[1, 2]]))
+    err(fn, [a4, 1], {'kind': 'quicksort'}, lambda: f(a4, 1, kind='quicksort'))
+    err(fn, [a4, 1], {'order': 'x'}, lambda: f(a4, 1, order='x'))
+    m = arr((3, 4), F32)
+    err(fn, [m, 1], {'axis': 2}, lambda: f(m, 1, axis=2))
+    err(fn, [m, 3], {'axis': 0}, lambda: f(m, 3, axis=0))
+err('partition', [np.array(2.5, F32), 0], {}, lambda: np.partition(np.array(2.5, F32), 0))
+err('argpartition', [np.array(2.5, F32), 1], {}, lambda: np.argpartition(np.array(2.5, F32), 1))
+
 for c in cases:
     c['fn'] = ''.join(w if i == 0 else w.capitalize() for i, w in enumerate(c['fn'].split('_')))
     c['kwargs'] = camel(c['kwargs'])
-OUT.write_text(json.dumps({'generator': 'tools/golden/np/sort.py', 'numpy': np.__version__, 'cases': cases}) + '\n')
-print(f'{len(cases)} cases -> {OUT}')
+OUT.write_text(json.dumps({'generator': 'tools/golden/np/sort.py', 'numpy': np.__version__, 'cases': cases,
+                           'partition': partition}) + '\n')
+print(f'{len(cases)} cases, {len(partition)} partition cases -> {OUT}')

@@ -13,6 +13,7 @@ import { installNpMisc } from './misc.js';
 import { installNpProducts } from './products/index.js';
 import { installNpRandom } from './random.js';
 import { installNpReduce } from './reduce.js';
+import { installNpSearch } from './search.js';
 import { installNpShape } from './shape.js';
 import { installNpTrace } from './trace.js';
 
@@ -26,4 +27,5 @@ export function installNp(registry: OpRegistry, host: CudaHost): void {
   installNpTrace(registry, host);
   installNpProducts(registry, host);
   installNpMisc(registry, host);
+  installNpSearch(registry, host);
 }

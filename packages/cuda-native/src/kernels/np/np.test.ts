@@ -22,6 +22,7 @@ const FAMILIES = [
 
 /** The np ops with kernels here that the golden cases exercise. */
 const EXPECTED = [
+  '_npi_searchsorted',
   '_npi_einsum',
   '_backward_npi_einsum',
   '_npi_matmul',

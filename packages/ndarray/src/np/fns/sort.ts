@@ -3,7 +3,8 @@
  * `sort`/`argsort`/`take` (MXNet 2.0's `_npi_sort`/`_npi_argsort`/`_npi_take` are aliases of these
  * legacy ops, so traces record what MXNet writes), `_npi_where` and its scalar forms, `_npi_unique`
  * and `_npx_nonzero` (dynamic shapes), `_contrib_boolean_mask` for `extract`. `flatnonzero`,
- * `argwhere` and `extract` compose as NumPy's Python does (MXNet 2.0 delegates them to host NumPy).
+ * `argwhere` and `extract` compose as NumPy's Python does (MXNet 2.0 delegates them to host NumPy);
+ * so do `searchsorted`, `partition` and `argpartition` (sort-search.ts, spread in below).
  *
  * Dtypes: sort keeps the input's (bool/float16/small ints are sorted in a wider dtype the kernels
  * have and cast back); index results are int64 (MXNet 2.0); `where` promotes x and y with NumPy's
@@ -15,6 +16,7 @@ import { type DTypeName, MXNetError } from '@mx/base';
 import type { NDArray } from '../../ndarray.js';
 import type { ndarray } from '../array.js';
 import type { ArrayLike, NpContext } from '../context.js';
+import { sortSearchFunctions } from './sort-search.js';
 
 /** NumPy's sort keywords (`kind` and `order` are accepted; the sort is always stable). */
 export interface SortOptions {
@@ -256,7 +258,19 @@ export function sortFunctions(c: NpContext) {
   /** NumPy's msort: sort along the first axis. */
   const msort = (a: ArrayLike): ndarray => sort(a, { axis: 0 });
 
-  return { sort, argsort, msort, nonzero, flatnonzero, argwhere, where, take, extract, unique };
+  return {
+    sort,
+    argsort,
+    msort,
+    nonzero,
+    flatnonzero,
+    argwhere,
+    where,
+    take,
+    extract,
+    unique,
+    ...sortSearchFunctions(c, { sort, argsort, take }),
+  };
 }
 
 export type SortFunctions = ReturnType<typeof sortFunctions>;
