@@ -1292,8 +1292,8 @@ export type BackwardLogisticRegOutParams = LinearRegressionOutputParams;
  */
 export type BackwardMaeRegOutParams = LinearRegressionOutputParams;
 
-/** Params of `_backward_masked_softmax` (MXNet's names; omitted fields take the defaults shown). */
-export type BackwardMaskedSoftmaxParams = {
+/** Params of `_backward_masked_log_softmax` (MXNet's names; omitted fields take the defaults shown). */
+export type BackwardMaskedLogSoftmaxParams = {
   /**
    * The axis along which to compute softmax.
    *
@@ -1315,6 +1315,13 @@ export type BackwardMaskedSoftmaxParams = {
    */
   readonly normalize?: boolean | null;
 };
+
+/**
+ * Params of `_backward_masked_softmax` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardMaskedLogSoftmaxParams}.
+ */
+export type BackwardMaskedSoftmaxParams = BackwardMaskedLogSoftmaxParams;
 
 /** Params of `_backward_mean` (MXNet's names; omitted fields take the defaults shown). */
 export type BackwardMeanParams = {
@@ -1878,6 +1885,44 @@ export type BackwardTrilParams = {
  * The same fields as {@link BackwardTrilParams}.
  */
 export type BackwardTriuParams = BackwardTrilParams;
+
+/**
+ * Params of `_contrib_arange_like` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * `ctx` is passed as the call option of the same name (OpInvokeOptions).
+ */
+export type ContribArangeLikeParams = {
+  /**
+   * Start of interval. The interval includes this value. The default start value is 0.
+   *
+   * @defaultValue `0`
+   */
+  readonly start?: number;
+
+  /**
+   * Spacing between values.
+   *
+   * @defaultValue `1`
+   */
+  readonly step?: number;
+
+  /**
+   * The repeating time of all elements. E.g repeat=3, the element a will be repeated three times -->
+   * a, a, a.
+   *
+   * @defaultValue `1`
+   */
+  readonly repeat?: number;
+
+  /**
+   * Arange elements according to the size of a certain axis of input array. The negative numbers are
+   * interpreted counting from the backward. If not provided, will arange elements according to the
+   * input shape.
+   *
+   * @defaultValue `null`
+   */
+  readonly axis?: number | null;
+};
 
 /**
  * Params of `_contrib_boolean_mask` (MXNet's names; omitted fields take the defaults shown).
@@ -3859,6 +3904,24 @@ export type NpiRsubtractScalarParams = DivScalarParams;
  */
 export type NpiRtrueDivideScalarParams = DivScalarParams;
 
+/** Params of `_npi_searchsorted` (MXNet's names; omitted fields take the defaults shown). */
+export type NpiSearchsortedParams = {
+  /**
+   * 'left': the first position where the value fits (a[i-1] < v <= a[i]); 'right': the last (a[i-1] <=
+   * v < a[i]).
+   *
+   * @defaultValue `'left'`
+   */
+  readonly side?: 'left' | 'right';
+
+  /**
+   * DType of the output indices (int64 as NumPy; int32 where a backend has no 64-bit integers).
+   *
+   * @defaultValue `'int64'`
+   */
+  readonly dtype?: 'int32' | 'int64';
+};
+
 /**
  * Params of `_npi_split` (MXNet's names; omitted fields take the defaults shown).
  *
@@ -4182,6 +4245,29 @@ export type NpiWhereScalar2Params = {
  * The same fields as {@link NpiIdentityParams}.
  */
 export type NpiZerosParams = NpiIdentityParams;
+
+/** Params of `_npx_reshape` (MXNet's names; omitted fields take the defaults shown). */
+export type NpxReshapeParams = {
+  /**
+   * The new shape should be compatible with the original shape. One dim can be -1 (inferred); -2 to -6
+   * are the special codes.
+   */
+  readonly newshape: number | readonly number[];
+
+  /**
+   * If true then the special values are inferred from right to left
+   *
+   * @defaultValue `false`
+   */
+  readonly reverse?: boolean;
+
+  /**
+   * Read and place the elements in this index order (only 'C').
+   *
+   * @defaultValue `'C'`
+   */
+  readonly order?: string;
+};
 
 /**
  * Params of `_ones` (MXNet's names; omitted fields take the defaults shown).
@@ -4812,11 +4898,18 @@ export type LambUpdatePhase2Params = {
 export type LogSoftmaxParams = BackwardLogSoftmaxParams;
 
 /**
+ * Params of `masked_log_softmax` (MXNet's names; omitted fields take the defaults shown).
+ *
+ * The same fields as {@link BackwardMaskedLogSoftmaxParams}.
+ */
+export type MaskedLogSoftmaxParams = BackwardMaskedLogSoftmaxParams;
+
+/**
  * Params of `masked_softmax` (MXNet's names; omitted fields take the defaults shown).
  *
- * The same fields as {@link BackwardMaskedSoftmaxParams}.
+ * The same fields as {@link BackwardMaskedLogSoftmaxParams}.
  */
-export type MaskedSoftmaxParams = BackwardMaskedSoftmaxParams;
+export type MaskedSoftmaxParams = BackwardMaskedLogSoftmaxParams;
 
 /**
  * Params of `max` (MXNet's names; omitted fields take the defaults shown).
@@ -7342,6 +7435,20 @@ export interface CoreOps {
   ): [NDArray, NDArray];
 
   /**
+   * Gradient of masked_log_softmax: (ograd, mask, output) → data grad.
+   *
+   * Inputs: `ograd`, `mask`, `output`.
+   *
+   * Returns one array.
+   */
+  _backward_masked_log_softmax(
+    ograd: NDArray,
+    mask: NDArray,
+    output: NDArray,
+    params?: BackwardMaskedLogSoftmaxParams & OpInvokeOptions,
+  ): NDArray;
+
+  /**
    * Gradient of masked_softmax: (ograd, mask, output) → data grad.
    *
    * Inputs: `ograd`, `mask`, `output`.
@@ -8052,6 +8159,19 @@ export interface CoreOps {
    * rescale_grad*grad (clipped). rescale_grad is an array; the update is skipped when it is NaN.
    */
   readonly _contrib_adamw_update: CoreOps['_adamw_update'];
+
+  /**
+   * Evenly spaced values start + (i // repeat) * step shaped like the input (only its shape and dtype
+   * are read), or a 1-D sequence as long as the input axis `axis`.
+   *
+   * Inputs: `data`.
+   *
+   * Returns one array.
+   */
+  _contrib_arange_like<D extends DTypeName = DTypeName>(
+    data: NDArray<D>,
+    params?: ContribArangeLikeParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /**
    * The entries of `data` along `axis` where the 1-D `index` is nonzero; the output size along `axis`
@@ -10689,6 +10809,13 @@ export interface CoreOps {
   ): NDArray<D>;
 
   /**
+   * Alias of `_npx_reshape`: Reshapes without moving data, with MXNet 2.0 npx codes: -1 infer, -2 copy
+   * a dim, -3 drop a size-1 dim, -4 copy the remaining dims, -5 merge two dims, -6 split a dim into
+   * the next two values.
+   */
+  readonly _npi_reshape: CoreOps['_npx_reshape'];
+
+  /**
    * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0) with a scalar (reversed: scalar op x)
    *
    * Inputs: `data`.
@@ -10815,6 +10942,16 @@ export interface CoreOps {
    * scatter_nd, other elements kept). All indices are checked before any write.
    */
   readonly _npi_scatter_set_nd: CoreOps['_scatter_set_nd'];
+
+  /**
+   * Indices where the elements of v would be inserted into the sorted 1-D array a to keep it sorted
+   * (NumPy order: NaN last).
+   *
+   * Inputs: `a`, `v`.
+   *
+   * Returns one array.
+   */
+  _npi_searchsorted(a: NDArray, v: NDArray, params?: NpiSearchsortedParams & OpInvokeOptions): NDArray;
 
   /**
    * Alias of `_shuffle`: Randomly shuffle the elements along the first axis; the order inside each
@@ -11294,6 +11431,12 @@ export interface CoreOps {
   readonly _npx_add_n: CoreOps['add_n'];
 
   /**
+   * Alias of `_contrib_arange_like`: Evenly spaced values start + (i // repeat) * step shaped like the
+   * input (only its shape and dtype are read), or a 1-D sequence as long as the input axis `axis`.
+   */
+  readonly _npx_arange_like: CoreOps['_contrib_arange_like'];
+
+  /**
    * Alias of `batch_dot`: Batchwise dot product: (B..., m, k) · (B..., k, n) → (B..., m, n), with
    * optional transposes of the trailing matrices.
    */
@@ -11415,6 +11558,12 @@ export interface CoreOps {
   readonly _npx_log_softmax: CoreOps['log_softmax'];
 
   /**
+   * Alias of `masked_log_softmax`: Log-softmax over `axis` leaving out the entries where the bool mask
+   * (broadcast to data) is false; those output -inf.
+   */
+  readonly _npx_masked_log_softmax: CoreOps['masked_log_softmax'];
+
+  /**
    * Alias of `masked_softmax`: Softmax over `axis` leaving out the entries where the bool mask
    * (broadcast to data) is false; those output 0.
    */
@@ -11460,6 +11609,19 @@ export interface CoreOps {
 
   /** Alias of `relu`: max(x, 0); NaN propagates */
   readonly _npx_relu: CoreOps['relu'];
+
+  /**
+   * Reshapes without moving data, with MXNet 2.0 npx codes: -1 infer, -2 copy a dim, -3 drop a size-1
+   * dim, -4 copy the remaining dims, -5 merge two dims, -6 split a dim into the next two values.
+   *
+   * Inputs: `a`.
+   *
+   * Returns one array.
+   */
+  _npx_reshape<D extends DTypeName = DTypeName>(
+    a: NDArray<D>,
+    params: NpxReshapeParams & OpInvokeOptions,
+  ): NDArray<D>;
 
   /**
    * Alias of `reshape_like`: Reshapes lhs (or its dims [lhs_begin, lhs_end)) to the shape of rhs (or
@@ -12855,6 +13017,20 @@ export interface CoreOps {
    * Returns one array.
    */
   logical_not<D extends DTypeName = DTypeName>(data: NDArray<D>, params?: OpInvokeOptions): NDArray<D>;
+
+  /**
+   * Log-softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false;
+   * those output -inf.
+   *
+   * Inputs: `data`, `mask`.
+   *
+   * Returns one array.
+   */
+  masked_log_softmax(
+    data: NDArray,
+    mask: NDArray,
+    params?: MaskedLogSoftmaxParams & OpInvokeOptions,
+  ): NDArray;
 
   /**
    * Softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false;

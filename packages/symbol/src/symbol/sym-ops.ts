@@ -36,6 +36,7 @@ import type {
   BackwardLogisticRegOutParams,
   BackwardLogSoftmaxParams,
   BackwardMaeRegOutParams,
+  BackwardMaskedLogSoftmaxParams,
   BackwardMaskedSoftmaxParams,
   BackwardMeanParams,
   BackwardNpAverageParams,
@@ -90,6 +91,7 @@ import type {
   CastStorageParams,
   ClipParams,
   ConcatParams,
+  ContribArangeLikeParams,
   ContribBooleanMaskParams,
   ContribGetnnzParams,
   ContribGroupAdagradUpdateParams,
@@ -128,6 +130,7 @@ import type {
   LogisticRegressionOutputParams,
   LogSoftmaxParams,
   MAERegressionOutputParams,
+  MaskedLogSoftmaxParams,
   MaskedSoftmaxParams,
   MaximumScalarParams,
   MaxParams,
@@ -270,6 +273,7 @@ import type {
   NpiRpowerScalarParams,
   NpiRsubtractScalarParams,
   NpiRtrueDivideScalarParams,
+  NpiSearchsortedParams,
   NpiSplitParams,
   NpiSqueezeParams,
   NpiStackParams,
@@ -297,6 +301,7 @@ import type {
   NpiWhereRscalarParams,
   NpiWhereScalar2Params,
   NpiZerosParams,
+  NpxReshapeParams,
   OneHotParams,
   OnesParams,
   PadParams,
@@ -1600,6 +1605,20 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Gradient of masked_log_softmax: (ograd, mask, output) → data grad.
+   *
+   * Inputs: `ograd`, `mask`, `output`, by position or by name; those left out become variables
+   * `<name>_<input>`.
+   */
+  _backward_masked_log_softmax(
+    ...args:
+      | [params?: SymOptions<BackwardMaskedLogSoftmaxParams, 'ograd' | 'mask' | 'output'>]
+      | [ograd: Symbol, params?: SymOptions<BackwardMaskedLogSoftmaxParams, 'mask' | 'output'>]
+      | [ograd: Symbol, mask: Symbol, params?: SymOptions<BackwardMaskedLogSoftmaxParams, 'output'>]
+      | [ograd: Symbol, mask: Symbol, output: Symbol, params?: SymOptions<BackwardMaskedLogSoftmaxParams>]
+  ): Symbol;
+
+  /**
    * Gradient of masked_softmax: (ograd, mask, output) → data grad.
    *
    * Inputs: `ograd`, `mask`, `output`, by position or by name; those left out become variables
@@ -2307,6 +2326,18 @@ export interface SymOps {
    * rescale_grad*grad (clipped). rescale_grad is an array; the update is skipped when it is NaN.
    */
   readonly _contrib_adamw_update: SymOps['_adamw_update'];
+
+  /**
+   * Evenly spaced values start + (i // repeat) * step shaped like the input (only its shape and dtype
+   * are read), or a 1-D sequence as long as the input axis `axis`.
+   *
+   * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _contrib_arange_like(
+    ...args:
+      | [params?: SymOptions<ContribArangeLikeParams & { readonly ctx?: string }, 'data'>]
+      | [data: Symbol, params?: SymOptions<ContribArangeLikeParams & { readonly ctx?: string }>]
+  ): Symbol;
 
   /**
    * The entries of `data` along `axis` where the 1-D `index` is nonzero; the output size along `axis`
@@ -4815,6 +4846,13 @@ export interface SymOps {
   ): Symbol;
 
   /**
+   * Alias of `_npx_reshape`: Reshapes without moving data, with MXNet 2.0 npx codes: -1 infer, -2 copy
+   * a dim, -3 drop a size-1 dim, -4 copy the remaining dims, -5 merge two dims, -6 split a dim into
+   * the next two values.
+   */
+  readonly _npi_reshape: SymOps['_npx_reshape'];
+
+  /**
    * floor(x1 / x2) (NumPy floor_divide; integers by 0 give 0) with a scalar (reversed: scalar op x)
    *
    * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
@@ -4947,6 +4985,19 @@ export interface SymOps {
    * scatter_nd, other elements kept). All indices are checked before any write.
    */
   readonly _npi_scatter_set_nd: SymOps['_scatter_set_nd'];
+
+  /**
+   * Indices where the elements of v would be inserted into the sorted 1-D array a to keep it sorted
+   * (NumPy order: NaN last).
+   *
+   * Inputs: `a`, `v`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npi_searchsorted(
+    ...args:
+      | [params?: SymOptions<NpiSearchsortedParams, 'a' | 'v'>]
+      | [a: Symbol, params?: SymOptions<NpiSearchsortedParams, 'v'>]
+      | [a: Symbol, v: Symbol, params?: SymOptions<NpiSearchsortedParams>]
+  ): Symbol;
 
   /**
    * Alias of `_shuffle`: Randomly shuffle the elements along the first axis; the order inside each
@@ -5400,6 +5451,12 @@ export interface SymOps {
   readonly _npx_add_n: SymOps['add_n'];
 
   /**
+   * Alias of `_contrib_arange_like`: Evenly spaced values start + (i // repeat) * step shaped like the
+   * input (only its shape and dtype are read), or a 1-D sequence as long as the input axis `axis`.
+   */
+  readonly _npx_arange_like: SymOps['_contrib_arange_like'];
+
+  /**
    * Alias of `batch_dot`: Batchwise dot product: (B..., m, k) · (B..., k, n) → (B..., m, n), with
    * optional transposes of the trailing matrices.
    */
@@ -5521,6 +5578,12 @@ export interface SymOps {
   readonly _npx_log_softmax: SymOps['log_softmax'];
 
   /**
+   * Alias of `masked_log_softmax`: Log-softmax over `axis` leaving out the entries where the bool mask
+   * (broadcast to data) is false; those output -inf.
+   */
+  readonly _npx_masked_log_softmax: SymOps['masked_log_softmax'];
+
+  /**
    * Alias of `masked_softmax`: Softmax over `axis` leaving out the entries where the bool mask
    * (broadcast to data) is false; those output 0.
    */
@@ -5564,6 +5627,16 @@ export interface SymOps {
 
   /** Alias of `relu`: max(x, 0); NaN propagates */
   readonly _npx_relu: SymOps['relu'];
+
+  /**
+   * Reshapes without moving data, with MXNet 2.0 npx codes: -1 infer, -2 copy a dim, -3 drop a size-1
+   * dim, -4 copy the remaining dims, -5 merge two dims, -6 split a dim into the next two values.
+   *
+   * Inputs: `a`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  _npx_reshape(
+    ...args: [params: SymOptions<NpxReshapeParams, 'a'>] | [a: Symbol, params: SymOptions<NpxReshapeParams>]
+  ): Symbol;
 
   /**
    * Alias of `reshape_like`: Reshapes lhs (or its dims [lhs_begin, lhs_end)) to the shape of rhs (or
@@ -6826,6 +6899,19 @@ export interface SymOps {
    * Inputs: `data`, by position or by name; those left out become variables `<name>_<input>`.
    */
   logical_not(...args: [params?: SymOptions<{}, 'data'>] | [data: Symbol, params?: SymOptions<{}>]): Symbol;
+
+  /**
+   * Log-softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false;
+   * those output -inf.
+   *
+   * Inputs: `data`, `mask`, by position or by name; those left out become variables `<name>_<input>`.
+   */
+  masked_log_softmax(
+    ...args:
+      | [params?: SymOptions<MaskedLogSoftmaxParams, 'data' | 'mask'>]
+      | [data: Symbol, params?: SymOptions<MaskedLogSoftmaxParams, 'mask'>]
+      | [data: Symbol, mask: Symbol, params?: SymOptions<MaskedLogSoftmaxParams>]
+  ): Symbol;
 
   /**
    * Softmax over `axis` leaving out the entries where the bool mask (broadcast to data) is false;
