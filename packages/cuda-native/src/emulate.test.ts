@@ -6,9 +6,12 @@
  * Outputs start as 0xff bytes (NaN), so an element a kernel forgets to write fails; each family
  * also runs with req add on outputs holding the expected values (expecting twice them). Bad-input
  * cases that reach a kernel must fail with the expected message, directly or through a device
- * check read back after the op (take mode=raise, gather_nd's bounds). Host libm
- * stands in for CUDA's libdevice (both within the cases' tolerances), and the random samplers are
- * left to their own tests (a GPU draws another sequence than cpu(0)).
+ * check read back after the op (take mode=raise, gather_nd's bounds, the np samplers' tensor
+ * parameters). Every replay runs a second time with blocks and threads in reverse order and must
+ * give the same golden values (a kernel where the last of racing writers wins fails). Host libm
+ * stands in for CUDA's libdevice (both within the cases' tolerances) — except that the power ops
+ * also run with a pow one ulp low, as CUDA's may be — and the random samplers' values are left to
+ * their own tests (a GPU draws another sequence than cpu(0)).
  */
 import { execFileSync } from 'node:child_process';
 import type { OpRegistry } from '@mx/ops';
@@ -69,6 +72,26 @@ describe.skipIf(!gxx)('cuda kernels executed on the host (g++ SIMT emulation)', 
     expect([...shape.problems, ...np.problems]).toEqual([]);
     expect(shape.errors).toBe(2);
     expect(np.errors).toBe(4);
+  }, 600_000);
+  it('integer powers are exact with a device pow one ulp low (pow(3, 1) may be 2.9999…)', () => {
+    const power = (op: string) => /power/.test(op);
+    const res = emulateCases(['elementwise', 'np_elementwise'], installElementwise, power, { powLow: true });
+    expect(res.problems).toEqual([]);
+    expect(res.cases).toBeGreaterThanOrEqual(59);
+  }, 600_000);
+  it('np sum / prod / mean accumulate in the result dtype (dtype=float64 of int32, bool as int64, initial)', () => {
+    for (const req of ['write', 'add'] as const) {
+      const res = emulateCases(['np_reduce'], installNp, (op) => /^_npi_(sum|prod|mean)$/.test(op), { req });
+      expect(res.problems).toEqual([]);
+      expect(res.cases).toBe(59);
+    }
+  }, 600_000);
+  it('np samplers refuse tensor parameters out of their domain through a device check', () => {
+    // Only the bad-input cases: a GPU draws another sequence than cpu(0), so valid samples are
+    // left to the samplers' own tests. 12 scalar parameters fail on the host, 11 tensors on the device.
+    const res = emulateCases(['np_random'], installNp, () => true, { errorsOnly: true });
+    expect(res.problems).toEqual([]);
+    expect(res.errors).toBe(23);
   }, 600_000);
   it('nn/conv with a 1-byte scratch budget (one image per pass, every chunking path)', () => {
     const saved = convTuning.scratchLimit;

@@ -11,7 +11,9 @@
  *
  * Device addresses are real host addresses: the driver maps one arena at ARENA_BASE, every blob,
  * scratch and upload is placed in it, and commands (write, launch, copy, memset, read) are replayed
- * in order from one binary file.
+ * in order from one binary file (host-program.ts). The replay runs twice, the second time with
+ * blocks and threads in reverse order, and both must give the golden values: CUDA promises no
+ * order, so a kernel where the last of several writers wins fails here as it would on a GPU.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,31 +21,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DType, type DTypeName, gpu, type Shape } from '@mx/base';
 import { type CaseArray, compareArrays, loadCases } from '@mx/conformance';
-import { createOpRegistry, type OpContext, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
+import { createOpRegistry, type Op, type OpContext, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
 import type { CudaSource, KernelArg } from '../cuda-c.js';
 import { CUDA } from '../kernel.js';
 import { RenderRuntime } from '../render-runtime.js';
-import { type Dim3, type GemmCall, packArgs, signatureOf } from '../runtime.js';
-import { HOST_PRELUDE } from './host-prelude.js';
-
-const ARENA_BASE = 0x100000000000;
-
-/** One recorded command of the replay file. */
-type Command =
-  | { readonly c: 'write'; readonly addr: number; readonly bytes: Uint8Array }
-  | {
-      readonly c: 'launch';
-      readonly src: number;
-      readonly grid: readonly number[];
-      readonly block: readonly number[];
-      readonly args: Uint8Array;
-    }
-  | { readonly c: 'copy'; readonly dst: number; readonly src: number; readonly n: number }
-  | { readonly c: 'memset'; readonly ptr: number; readonly value: number; readonly n: number }
-  | { readonly c: 'read'; readonly addr: number; readonly n: number }
-  | { readonly c: 'gemm'; readonly call: GemmCall };
-
-const GEMM_DT: Readonly<Record<string, number>> = { float32: 0, float64: 1, float16: 2, bfloat16: 3 };
+import { type Dim3, type GemmCall, packArgs } from '../runtime.js';
+import { ARENA_BASE, type Command, encode, program } from './host-program.js';
 
 /** A RenderRuntime whose addresses live in the host arena and whose work is recorded for replay. */
 class EmuRuntime extends RenderRuntime {
@@ -111,138 +94,6 @@ class EmuRuntime extends RenderRuntime {
   }
 }
 
-/** The C++ wrapper calling source i's entry with arguments unpacked from a packArgs block. */
-function wrapper(src: CudaSource, i: number): string {
-  const m = new RegExp(`void (?:__launch_bounds__\\([^)]*\\) )?${src.entry}\\(([^)]*)\\)`).exec(src.code);
-  const params = (m?.[1] ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p.length > 0);
-  const kinds = signatureOf(src.code, src.entry);
-  if (typeof kinds === 'string') throw new Error(kinds);
-  const dummy = kinds.map((t): KernelArg => (t === 'dims' ? { t, v: [] } : { t, v: 0 }));
-  const { offsets } = packArgs(dummy);
-  const locals = params
-    .map((p, k) => {
-      const type = p.replace(/\s*\b\w+$/, '');
-      return `  ${type} a${k}; memcpy((void*)&a${k}, a + ${offsets[k]}, sizeof(a${k}));\n`;
-    })
-    .join('');
-  return `static void call_${i}(const unsigned char* a) {\n${locals}  mx_emu_${i}::${src.entry}(${params.map((_, k) => `a${k}`).join(', ')});\n}\n`;
-}
-
-function program(srcs: readonly CudaSource[], arenaBytes: number): string {
-  let text = HOST_PRELUDE;
-  srcs.forEach((s, i) => {
-    text += `namespace mx_emu_${i} {\n${s.code}\n}\n${wrapper(s, i)}`;
-  });
-  const cases = srcs.map((_, i) => `    case ${i}: call_${i}(a); break;\n`).join('');
-  return `${text}
-static void dispatch(unsigned i, const unsigned char* a) {
-  switch (i) {
-${cases}    default: abort();
-  }
-}
-int main(int argc, char** argv) {
-  void* base = mmap((void*)${ARENA_BASE}ULL, ${arenaBytes}ULL, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-  if (base != (void*)${ARENA_BASE}ULL) { fprintf(stderr, "arena mmap failed\\n"); return 2; }
-  FILE* f = fopen(argv[1], "rb");
-  FILE* out = fopen(argv[2], "wb");
-  unsigned long long h[4];
-  unsigned op;
-  while (fread(&op, 4, 1, f) == 1 && op != 0) {
-    if (op == 1) { fread(h, 8, 2, f); fread((void*)h[0], 1, h[1], f); }
-    else if (op == 2) {
-      unsigned hd[8]; fread(hd, 4, 8, f);
-      unsigned char* a = (unsigned char*)malloc(hd[7] + 8); fread(a, 1, hd[7], f);
-      gridDim = {hd[1], hd[2], hd[3]}; blockDim = {hd[4], hd[5], hd[6]};
-      unsigned nt = hd[4] * hd[5] * hd[6];
-      for (unsigned bz = 0; bz < hd[3]; bz++) for (unsigned by = 0; by < hd[2]; by++) for (unsigned bx = 0; bx < hd[1]; bx++) {
-        std::barrier<> bar((std::ptrdiff_t)nt);
-        mx_block_bar = &bar;
-        std::vector<std::barrier<>*> warps;
-        for (unsigned w = 0; w * 32 < nt; w++) warps.push_back(new std::barrier<>((std::ptrdiff_t)(nt - w * 32 < 32 ? nt - w * 32 : 32)));
-        mx_warp_bar = warps;
-        std::vector<std::thread> ts;
-        for (unsigned t = 0; t < nt; t++) ts.emplace_back([&, t] {
-          blockIdx = {bx, by, bz};
-          threadIdx = {t % hd[4], (t / hd[4]) % hd[5], t / (hd[4] * hd[5])};
-          dispatch(hd[0], a);
-        });
-        for (auto& th : ts) th.join();
-        for (auto* w : warps) delete w;
-      }
-      free(a);
-    } else if (op == 3) { fread(h, 8, 3, f); memmove((void*)h[0], (void*)h[1], h[2]); }
-    else if (op == 4) { fread(h, 8, 3, f); memset((void*)h[0], (int)h[1], h[2]); }
-    else if (op == 5) { fread(h, 8, 2, f); fwrite((void*)h[0], 1, h[1], out); }
-    else if (op == 6) { long long g[18]; fread(g, 8, 18, f); mx_emu_gemm(g); }
-  }
-  fclose(out);
-  return 0;
-}
-`;
-}
-
-function encode(cmds: readonly Command[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  const u32 = (...v: number[]) => parts.push(new Uint8Array(new Uint32Array(v).buffer));
-  const u64 = (...v: number[]) =>
-    parts.push(new Uint8Array(new BigUint64Array(v.map((x) => BigInt(x))).buffer));
-  for (const c of cmds) {
-    if (c.c === 'write') {
-      u32(1);
-      u64(c.addr, c.bytes.byteLength);
-      parts.push(c.bytes);
-    } else if (c.c === 'launch') {
-      u32(2, c.src, ...c.grid, ...c.block, c.args.byteLength);
-      parts.push(c.args);
-    } else if (c.c === 'copy') {
-      u32(3);
-      u64(c.dst, c.src, c.n);
-    } else if (c.c === 'memset') {
-      u32(4);
-      u64(c.ptr, c.value, c.n);
-    } else if (c.c === 'gemm') {
-      const g = c.call;
-      u32(6);
-      const words = new BigInt64Array(18);
-      const f = new Float64Array(words.buffer);
-      const ints = [
-        g.transA ? 1 : 0,
-        g.transB ? 1 : 0,
-        g.m,
-        g.n,
-        g.k,
-        0,
-        g.a,
-        g.lda,
-        g.strideA,
-        g.b,
-        g.ldb,
-        g.strideB,
-        0,
-        g.c,
-        g.ldc,
-        g.strideC,
-        g.batch,
-        GEMM_DT[g.dtype] ?? 0,
-      ];
-      ints.forEach((v, i) => {
-        words[i] = BigInt(v);
-      });
-      f[5] = g.alpha;
-      f[12] = g.beta;
-      parts.push(new Uint8Array(words.buffer));
-    } else {
-      u32(5);
-      u64(c.addr, c.n);
-    }
-  }
-  u32(0);
-  return Buffer.concat(parts);
-}
-
 interface Check {
   readonly what: string;
   readonly expected: CaseArray;
@@ -270,6 +121,17 @@ export interface EmulateOptions {
    * outputs; other outputs start at zero and expect the values) — checks the accumulate paths.
    */
   readonly req?: 'write' | 'add';
+  /**
+   * Run only the bad-input cases (for ops whose valid outputs the host cannot predict, such as the
+   * samplers: a GPU draws another sequence than cpu(0)).
+   */
+  readonly errorsOnly?: boolean;
+  /**
+   * Model the device's `pow` as one ulp low (CUDA's double pow is within 2 ulp, not exact): for
+   * checking that integer powers do not truncate a floating result. Float results of other ops may
+   * then differ from exact ones in their last bit, so use it on the power ops.
+   */
+  readonly powLow?: boolean;
 }
 
 /** `e` doubled (float dtypes; the storage class holds raw bits for 16-bit floats, so those stay). */
@@ -277,6 +139,13 @@ function doubled(e: CaseArray): CaseArray {
   if (e.dtype !== 'float32' && e.dtype !== 'float64') return e;
   const d = e.data as Float32Array | Float64Array;
   return { ...e, data: d.map((v) => v * 2) };
+}
+
+/** The resources `op` requests, random ones as a fixed generator (ops draw their keys from it). */
+function resources(op: Op, attrs: ReturnType<Op['parseParams']>): OpContext['requested'] {
+  let seed = 7;
+  const gen = { nextUint32: () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) };
+  return op.resourceRequest(attrs).map(() => ({ generator: gen, stream: () => gen, numStreams: 1 }));
 }
 
 export function emulateCases(
@@ -313,6 +182,7 @@ export function emulateCases(
   const order: ({ t: 'array'; i: number } | { t: 'error'; e: number; r: number })[] = [];
   for (const c of loadCases([...families])) {
     if (c.skip !== undefined || !registry.has(c.op)) continue;
+    if (options.errorsOnly === true && c.error === undefined) continue;
     const op = registry.get(c.op);
     if (!filter(op.name)) continue;
     const kernel = registry.kernel(op, CUDA);
@@ -356,7 +226,7 @@ export function emulateCases(
         isTrain: c.isTrain ?? false,
         needGrad: false,
         ctx: gpu(0),
-        requested: [],
+        requested: resources(op, attrs),
         onComplete: (e?: unknown) => {
           if (e !== undefined) failure = e;
         },
@@ -429,15 +299,11 @@ export function emulateCases(
         return blob(sh ?? [], dt, new Uint8Array(size * DType[dt].bytes).fill(0xff));
       });
       let failure: unknown;
-      let seed = 7;
-      const gen = { nextUint32: () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) };
       const ctx: OpContext = {
         isTrain: c.isTrain ?? false,
         needGrad: false,
         ctx: gpu(0),
-        requested: op
-          .resourceRequest(attrs)
-          .map(() => ({ generator: gen, stream: () => gen, numStreams: 1 })),
+        requested: resources(op, attrs),
         onComplete: (e?: unknown) => {
           if (e !== undefined) failure = e;
         },
@@ -478,7 +344,7 @@ export function emulateCases(
   }
   const dir = mkdtempSync(join(tmpdir(), 'mx-cuda-emu-'));
   try {
-    writeFileSync(join(dir, 'emu.cpp'), program(rt.srcList, rt.next - ARENA_BASE + 4096));
+    writeFileSync(join(dir, 'emu.cpp'), program(rt.srcList, rt.next - ARENA_BASE + 4096, options.powLow));
     writeFileSync(join(dir, 'cmds.bin'), encode(rt.commands));
     execFileSync('g++', [
       '-O1',
@@ -490,7 +356,24 @@ export function emulateCases(
       join(dir, 'emu.cpp'),
     ]);
     execFileSync(join(dir, 'emu'), [join(dir, 'cmds.bin'), join(dir, 'out.bin')]);
-    const out = readFileSync(join(dir, 'out.bin'));
+    execFileSync(join(dir, 'emu'), [join(dir, 'cmds.bin'), join(dir, 'out-reverse.bin'), 'reverse']);
+    const forward = judge(readFileSync(join(dir, 'out.bin')));
+    problems.push(...forward.problems);
+    errors += forward.errors;
+    // Every op emulated here is deterministic: the same golden values must come out when blocks
+    // and threads run in the opposite order (a race where the last writer wins shows up here).
+    const seen = new Set(forward.problems);
+    for (const p of judge(readFileSync(join(dir, 'out-reverse.bin'))).problems)
+      if (!seen.has(p)) problems.push(`${p} (only with blocks and threads in reverse order)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { problems, cases, arrays: checks.length, errors };
+
+  /** Problems of one replay's output (and how many error cases it confirmed). */
+  function judge(out: Buffer): { problems: string[]; errors: number } {
+    const found: string[] = [];
+    let confirmed = 0;
     let at = 0;
     const verdicts = errorChecks.map((ec) => ec.reads.map(() => undefined as Error | undefined));
     for (const o of order) {
@@ -518,17 +401,15 @@ export function emulateCases(
         ch.rtol,
         ch.atol,
       );
-      if (!r.ok) problems.push(`${ch.what}: ${r.message}`);
+      if (!r.ok) found.push(`${ch.what}: ${r.message}`);
     }
     errorChecks.forEach((ec, e) => {
       const err = (verdicts[e] as (Error | undefined)[]).find((v) => v !== undefined);
-      if (err === undefined) problems.push(`${ec.name}: expected "${ec.error}", but the device check passed`);
+      if (err === undefined) found.push(`${ec.name}: expected "${ec.error}", but the device check passed`);
       else if (!err.message.includes(ec.error))
-        problems.push(`${ec.name}: expected "${ec.error}", got "${err.message.split('\n')[0]}"`);
-      else errors++;
+        found.push(`${ec.name}: expected "${ec.error}", got "${err.message.split('\n')[0]}"`);
+      else confirmed++;
     });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    return { problems: found, errors: confirmed };
   }
-  return { problems, cases, arrays: checks.length, errors };
 }

@@ -12,6 +12,8 @@ struct MxDims { long long v[8]; };
 #include <barrier>
 #include <type_traits>
 #include <mutex>
+#include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 struct mx_dim3 { unsigned x, y, z; };
@@ -23,14 +25,26 @@ static std::barrier<>* mx_block_bar = nullptr;
 static std::vector<std::barrier<>*> mx_warp_bar;
 static unsigned long long mx_warp_slot[32][32];
 static std::mutex mx_atomic_lock;
+// Threads take turns (host-program.ts): thread p of the block's order waits for turn p, and hands
+// the turn on when it first waits on a barrier or shuffle, or ends.
+static std::atomic<int>* mx_turns = nullptr;
+static unsigned mx_turn_count = 0;
+static thread_local unsigned mx_turn_pos = 0;
+static thread_local bool mx_turn_passed = false;
+static inline void mx_pass_turn() {
+  if (mx_turn_passed) return;
+  mx_turn_passed = true;
+  if (mx_turn_pos + 1 < mx_turn_count) { mx_turns[mx_turn_pos + 1].store(1); mx_turns[mx_turn_pos + 1].notify_one(); }
+}
 static inline unsigned mx_tid() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
-static inline void __syncthreads() { mx_block_bar->arrive_and_wait(); }
-static inline void __syncwarp(unsigned = 0xffffffffu) { mx_warp_bar[mx_tid() / 32]->arrive_and_wait(); }
+static inline void __syncthreads() { mx_pass_turn(); mx_block_bar->arrive_and_wait(); }
+static inline void __syncwarp(unsigned = 0xffffffffu) { mx_pass_turn(); mx_warp_bar[mx_tid() / 32]->arrive_and_wait(); }
 static inline unsigned __activemask() { return 0xffffffffu; }
 template <typename T> static inline T mx_shfl(T v, int src, bool inRange) {
   unsigned t = mx_tid(), w = t / 32, l = t % 32;
   unsigned long long bits = 0; memcpy(&bits, &v, sizeof(T));
   mx_warp_slot[w][l] = bits;
+  mx_pass_turn();
   mx_warp_bar[w]->arrive_and_wait();
   unsigned long long got = inRange ? mx_warp_slot[w][src] : bits;
   mx_warp_bar[w]->arrive_and_wait();
@@ -52,6 +66,7 @@ template <typename T> static inline T __shfl_sync(unsigned, T v, int src, int wi
 static inline unsigned __ballot_sync(unsigned, int p) {
   unsigned t = mx_tid(), w = t / 32, l = t % 32;
   mx_warp_slot[w][l] = p != 0;
+  mx_pass_turn();
   mx_warp_bar[w]->arrive_and_wait();
   unsigned r = 0; for (unsigned k = 0; k < mx_warp_size(); k++) if (mx_warp_slot[w][k]) r |= 1u << k;
   mx_warp_bar[w]->arrive_and_wait();
@@ -155,6 +170,16 @@ static void mx_emu_gemm(const long long* g) {
     }
   }
 }
+// CUDA's pow is within 2 ulp, not exact. With MX_EMU_POW_LOW (EmulateOptions.powLow) the host
+// gives the correctly rounded result moved one ulp toward zero, so code that truncates a floating
+// power to an integer (pow(3, 1) → 2) fails as it can on a GPU (powf keeps the host's).
+#ifdef MX_EMU_POW_LOW
+static inline double mx_dev_pow(double a, double b) {
+  double r = std::pow(a, b);
+  return r != 0.0 && std::isfinite(r) ? std::nextafter(r, 0.0) : r;
+}
+#define pow(a, b) mx_dev_pow((double)(a), (double)(b))
+#endif
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return (unsigned long long)(((unsigned __int128)a * b) >> 64); }
 `;

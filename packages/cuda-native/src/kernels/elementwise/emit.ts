@@ -7,8 +7,9 @@
  *   max/min propagate NaN and order ±0 like wasm's f32.max; rint ties go to floor (MXNet), round
  *   ties away from zero;
  * - integers: wrapping arithmetic (through unsigned types, no C undefined behaviour), division and
- *   mod by zero give 0, INT_MIN / -1 wraps, mod takes the divisor's sign; float functions of
- *   integers compute in double and truncate back (saturating);
+ *   mod by zero give 0, INT_MIN / -1 wraps, mod takes the divisor's sign; powers are exact (by
+ *   squaring: CUDA's pow is not) and, like float functions of integers, truncate back from double
+ *   (saturating);
  * - comparisons and logic give 1/0 in the node's kind; bool nodes are C `bool`.
  */
 import { MXNetError } from '@mx/base';
@@ -54,6 +55,30 @@ template <typename T> static __device__ __forceinline__ T mx_rint(T a) {
 }
 template <typename T> static __device__ __forceinline__ T mx_round(T a) {
   T t = trunc(a); return fabs(a - t) >= (T)0.5 ? t + copysign((T)1, a) : t;
+}
+// Integer a ** b as the double cpu-wasm's pow gives (then truncated like any float → integer):
+// exact by squaring while |a ** b| <= 2^53 (CUDA's pow is within 2 ulp, so pow(3, 1) may be
+// 2.9999…); b < 0: 1 / a ** |b| (±1 for a = ±1, +inf for 0, else truncating to 0); 0 ** 0 = 1.
+static __device__ double mx_ipow(long long a, long long b) {
+  if (b < 0) {
+    if (a == 1) return 1.0;
+    if (a == -1) return (b & 1) ? -1.0 : 1.0;
+    if (a == 0) return __longlong_as_double(0x7ff0000000000000LL);
+    return 0.0;
+  }
+  const unsigned long long lim = 1ull << 53;
+  unsigned long long m = a < 0 ? 0ull - (unsigned long long)a : (unsigned long long)a, r = 1;
+  for (long long e = b; e > 0; e >>= 1) {
+    if (e & 1) {
+      if (m != 0 && r > lim / m) return pow((double)a, (double)b);
+      r *= m;
+    }
+    if (e > 1) {
+      if (m > 1 && m > lim / m) return pow((double)a, (double)b);
+      m *= m;
+    }
+  }
+  return (a < 0 && (b & 1)) ? -(double)r : (double)r;
 }
 template <typename T> static __device__ __forceinline__ T mx_idiv(T a, T b) {
   if (b == 0) return 0; if (b == (T)-1) return (T)(0ull - (unsigned long long)a); return a / b;
@@ -227,6 +252,7 @@ function intBinary(fn: BinaryFn, kind: Kind, a: string, b: string): string {
     default:
       break;
   }
+  if (fn === 'pow') return convertC(`mx_ipow((long long)${a}, (long long)${b})`, 'f64', kind);
   const d = VIA_DOUBLE[fn];
   if (d !== undefined) return convertC(`${d}((double)${a}, (double)${b})`, 'f64', kind);
   throw new MXNetError(`no CUDA form of ${fn} on ${kind}`, { op: 'elementwise' });

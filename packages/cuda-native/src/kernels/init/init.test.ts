@@ -111,6 +111,7 @@ describe('cuda init kernels', () => {
     expect(r.rt.problems).toEqual([]);
     expect([...r.ran.keys()].sort()).toEqual([
       '_arange',
+      '_contrib_arange_like',
       '_copyto',
       '_eye',
       '_full',

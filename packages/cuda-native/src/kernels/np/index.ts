@@ -16,6 +16,7 @@ import { installNpReduce } from './reduce.js';
 import { installNpSearch } from './search.js';
 import { installNpShape } from './shape.js';
 import { installNpTrace } from './trace.js';
+import { installNpValueReduce } from './value-reduce.js';
 
 export function installNp(registry: OpRegistry, host: CudaHost): void {
   installNpCreation(registry, host);
@@ -23,6 +24,7 @@ export function installNp(registry: OpRegistry, host: CudaHost): void {
   installNpShape(registry, host);
   installNpBitwise(registry, host);
   installNpReduce(registry, host);
+  installNpValueReduce(registry, host);
   installNpRandom(registry, host);
   installNpTrace(registry, host);
   installNpProducts(registry, host);

@@ -2,8 +2,8 @@
  * np indexing kernels with static output shapes: `gather_nd` (one thread per output element
  * resolves its index tuple), `_backward_gather_nd` (scatter-add with atomics into a zeroed
  * float64 / int64 accumulator in scratch — duplicates accumulate exactly as cpu-wasm's float64
- * sum — then one pass rounds into the output honouring req), `_scatter_set_nd` (copy lhs, then
- * write each tuple's block) and `_slice_assign` / `_slice_assign_scalar` (copy lhs, then write a
+ * sum — then one pass rounds into the output honouring req), `_scatter_set_nd` (copy lhs, find
+ * the last tuple aiming at each block — NumPy's duplicate rule — then write the winners' blocks) and `_slice_assign` / `_slice_assign_scalar` (copy lhs, then write a
  * strided window). Index tuples wrap negative values. Out-of-range indices raise NumPy's
  * IndexError as on cpu-wasm: a check kernel records the first bad index (in cpu-wasm's scan order)
  * in scratch the runtime reads back after the op (`rt.check`), and the kernels that write read that
@@ -154,16 +154,35 @@ function finishSource(dtype: DTypeName, add: boolean) {
   });
 }
 
+/**
+ * Duplicate tuples: NumPy keeps the last update, and GPU threads race, so a first pass records per
+ * target block the highest tuple number aiming at it (`win`, -1 initialised) and only that tuple
+ * writes.
+ */
+function scatterWinnerSource(indDtype: DTypeName) {
+  const op = '_scatter_set_nd';
+  return source(op, `winner|${indDtype}`, (entry) => {
+    return `extern "C" __global__ void ${entry}(long long* win, const ${st(indDtype, op)}* ind, long long nIdx, long long blk, int m, MxDims shape, MxDims stride, const unsigned long long* bad) {
+  ${UNSET}
+  MX_GRID_LOOP(t, nIdx) {
+    ${tupleC(indDtype)}
+    atomicMax(win + off / blk, t);
+  }
+}
+`;
+  });
+}
+
 function scatterSetSource(dtype: DTypeName, indDtype: DTypeName) {
   const op = '_scatter_set_nd';
   return source(op, `${dtype}|${indDtype}`, (entry) => {
     const s = st(dtype, op);
-    return `extern "C" __global__ void ${entry}(const ${s}* rhs, const ${st(indDtype, op)}* ind, ${s}* out, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride, const unsigned long long* bad) {
+    return `extern "C" __global__ void ${entry}(const ${s}* rhs, const ${st(indDtype, op)}* ind, ${s}* out, long long n, long long nIdx, long long blk, int m, MxDims shape, MxDims stride, const unsigned long long* bad, const long long* win) {
   ${UNSET}
   MX_GRID_LOOP(o, n) {
     long long t = o / blk;
     ${tupleC(indDtype)}
-    out[off + o % blk] = rhs[o];
+    if (win[off / blk] == t) out[off + o % blk] = rhs[o];
   }
 }
 `;
@@ -343,7 +362,17 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
     const bad = boundsCheck(rt, op, ind, t, [ind.shape, lhs.shape]);
     copyBase(rt, lhs, out, op);
     if (rhs.size === 0) return;
-    // Duplicate tuples: one of the writes wins (NumPy keeps the last; the GPU order is unspecified).
+    // Duplicate tuples: the last one wins, as in NumPy (see scatterWinnerSource).
+    const targets = prod(t.shape);
+    const win = rt.temp(targets * 8);
+    rt.memset(win, 0xff, targets * 8);
+    const geometry = [i64(t.nIdx), i64(t.blk), i32(t.m), dims(t.shape), dims(t.stride)];
+    launch1d(rt, scatterWinnerSource(ind.dtype), t.nIdx, [
+      { t: 'ptr', v: win },
+      ptr(ind, op),
+      ...geometry,
+      { t: 'ptr', v: bad },
+    ]);
     launch1d(rt, scatterSetSource(out.dtype, ind.dtype), rhs.size, [
       { t: 'ptr', v: rhsAddr },
       ptr(ind, op),
@@ -355,6 +384,7 @@ export function installNpIndexing(registry: OpRegistry, host: CudaHost): void {
       dims(t.shape),
       dims(t.stride),
       { t: 'ptr', v: bad },
+      { t: 'ptr', v: win },
     ]);
   });
 

@@ -7,8 +7,10 @@
  * call, as webgpu's init/random.ts), so GPU values are a different — equally valid — sequence than
  * cpu(0)'s, as MXNet's GPU samplers (curand Philox) are. Uniforms carry 24 bits for float32 and 53
  * for float64. Parameters are attrs (checked on the host with NumPy's ValueError text) or tensor
- * inputs broadcast to the output (not checked: a kernel cannot raise). Hidden noise outputs (the
- * pathwise-gradient factors) are written when present.
+ * inputs broadcast to the output, checked on the device: a check kernel records the first value
+ * out of its domain in scratch the runtime reads back after the op (`rt.check`), the op then fails
+ * with cpu-wasm's message, and the sampler writes nothing once the check is set. Hidden noise
+ * outputs (the pathwise-gradient factors) are written when present.
  */
 import { type DTypeName, MXNetError } from '@mx/base';
 import type { OpContext, OpRegistry } from '@mx/ops';
@@ -43,18 +45,27 @@ const SAMPLER_DTYPES: readonly DTypeName[] = [
   'bool',
 ];
 
+/** A parameter's domain: [valid (host), NumPy's message, valid (C expression of the double `v`)]. */
+type Domain = readonly [(v: number) => boolean, string, string];
+
 interface Row {
   readonly names: readonly string[];
-  /** Per parameter: [valid, NumPy's message] for scalar values. */
-  readonly checks: readonly ([(v: number) => boolean, string] | undefined)[];
+  /** Per parameter: its domain, or undefined when unchecked. */
+  readonly checks: readonly (Domain | undefined)[];
   /** C setting `double x` (sample) and `double z` (noise) from `u` (uniform), `nz` (normal), p0, p1. */
   readonly body: string;
   /** Continuous samplers write float32/float64 only. */
   readonly floatOnly: boolean;
 }
 
-const nonNeg = (what: string): [(v: number) => boolean, string] => [(v) => v >= 0, `${what} < 0`];
-const positive = (what: string): [(v: number) => boolean, string] => [(v) => v > 0, `${what} <= 0`];
+const nonNeg = (what: string): Domain => [(v) => v >= 0, `${what} < 0`, 'v >= 0.0'];
+const positive = (what: string): Domain => [(v) => v > 0, `${what} <= 0`, 'v > 0.0'];
+/** bernoulli's `prob` (its `logit` is unchecked). */
+const PROB: Domain = [
+  (v) => v >= 0 && v <= 1,
+  'ValueError: expect probs >= 0 && probs <= 1',
+  'v >= 0.0 && v <= 1.0',
+];
 
 const ROWS: Readonly<Record<string, Row>> = {
   _npi_uniform: { names: ['low', 'high'], checks: [], body: 'x = p0 + u * (p1 - p0);', floatOnly: true },
@@ -168,7 +179,8 @@ function samplerSource(
   for (int d = nd - 1; d >= 0; d--) { p += (o % shape.v[d]) * stride.v[d]; o /= shape.v[d]; }
   return p;
 }
-extern "C" __global__ void ${entry}(${st(out, op)}* out, ${st(noise ?? 'float32', op)}* noise, long long n, unsigned k0, unsigned k1, int nd, MxDims oshape, ${tensorArgs}) {
+extern "C" __global__ void ${entry}(${st(out, op)}* out, ${st(noise ?? 'float32', op)}* noise, long long n, unsigned k0, unsigned k1, int nd, MxDims oshape, ${tensorArgs}, const unsigned long long* bad) {
+  if (bad != 0 && bad[0] != 0xffffffffffffffffull) return;
   const bool LOGIT = ${logit};
   (void)LOGIT;
   MX_GRID_LOOP(o, n) {
@@ -189,6 +201,79 @@ extern "C" __global__ void ${entry}(${st(out, op)}* out, ${st(noise ?? 'float32'
 }
 `;
   });
+}
+
+/** Bits of the parameter number in a check's first word (the rest: the element's flat index). */
+const PARAM_SHIFT = 40n;
+
+/**
+ * The device check of tensor parameter `k` against `domain`: the first bad element (parameter
+ * number in the high bits, so the first parameter's failure wins as on cpu-wasm), then its value.
+ */
+function domainSources(op: string, dtype: DTypeName, domain: Domain) {
+  const key = `${dtype}|${domain[2]}`;
+  const find = source(`${op}_check`, `find|${key}`, (entry) => {
+    return `extern "C" __global__ void ${entry}(unsigned long long* bad, const ${st(dtype, op)}* p, long long n, long long k) {
+  MX_GRID_LOOP(i, n) {
+    double v = (double)${loadC('p', dtype, 'i')};
+    if (!(${domain[2]})) atomicMin(bad, ((unsigned long long)k << ${PARAM_SHIFT}) | (unsigned long long)i);
+  }
+}
+`;
+  });
+  const value = source(`${op}_check`, `value|${key}`, (entry) => {
+    return `extern "C" __global__ void ${entry}(unsigned long long* bad, const ${st(dtype, op)}* p, long long n, long long k) {
+  if (blockIdx.x == 0 && threadIdx.x == 0 && bad[0] != 0xffffffffffffffffull && (bad[0] >> ${PARAM_SHIFT}) == (unsigned long long)k)
+    ((double*)bad)[1] = (double)${loadC('p', dtype, `(long long)(bad[0] & ((1ull << ${String(PARAM_SHIFT)}) - 1ull))`)};
+}
+`;
+  });
+  return [find, value] as const;
+}
+
+/**
+ * Queue the domain checks of the tensor parameters; returns the verdict's address for the sampler
+ * (0 when nothing is checked). The op fails with cpu-wasm's ValueError text.
+ */
+function checkTensors(
+  rt: CudaHost['rt'],
+  op: string,
+  attrs: Readonly<Record<string, unknown>>,
+  ps: readonly ParamSrc[],
+  domains: readonly (Domain | undefined)[],
+): number {
+  const checked = ps.flatMap((p, k) => {
+    const d = domains[k];
+    return 'tensor' in p && d !== undefined && p.tensor.size > 0 ? [{ k, t: p.tensor, d }] : [];
+  });
+  if (checked.length === 0) return 0;
+  const bad = rt.check(16, (bytes) => {
+    const w = new BigUint64Array(bytes.buffer, bytes.byteOffset, 1)[0] as bigint;
+    if (w === 0xffffffffffffffffn) return undefined;
+    const k = Number(w >> PARAM_SHIFT);
+    const v = new Float64Array(bytes.buffer, bytes.byteOffset + 8, 1)[0];
+    return new MXNetError((domains[k] as Domain)[1], {
+      op,
+      params: attrs,
+      device: DEVICE,
+      hint: `a parameter of ${op} is out of its domain (got ${v})`,
+    });
+  });
+  rt.memset(bad, 0xff, 16);
+  const args = (c: (typeof checked)[number]): KernelArg[] => [
+    { t: 'ptr', v: bad },
+    ptr(c.t, op),
+    i64(c.t.size),
+    i64(c.k),
+  ];
+  const srcs = checked.map((c) => domainSources(op, c.t.dtype, c.d));
+  checked.forEach((c, j) => {
+    launch1d(rt, (srcs[j] as (typeof srcs)[number])[0], c.t.size, args(c));
+  });
+  checked.forEach((c, j) => {
+    rt.launch((srcs[j] as (typeof srcs)[number])[1], [1], [32], args(c));
+  });
+  return bad;
 }
 
 function generatorOf(op: string, ctx: OpContext): { nextUint32(): number } {
@@ -225,7 +310,7 @@ export function installNpRandom(registry: OpRegistry, host: CudaHost): void {
           if (out === undefined) return;
           const want0 = !skip(req[0]);
           const noise = outputs.length > 1 && !skip(req[1]) ? outputs[1] : undefined;
-          if ((!want0 && noise === undefined) || out.size === 0) return;
+          if (!want0 && noise === undefined) return;
           if (row.floatOnly && out.dtype !== 'float32' && out.dtype !== 'float64') {
             throw new MXNetError(`dtype ${out.dtype} is not supported`, {
               op,
@@ -236,31 +321,24 @@ export function installNpRandom(registry: OpRegistry, host: CudaHost): void {
           }
           const bern = op === '_npi_bernoulli' ? bernoulliParam(a) : undefined;
           const names = bern !== undefined ? [bern.name] : row.names;
+          const domains = bern !== undefined ? [bern.logit ? undefined : PROB] : row.checks;
           let k = 0;
           const ps: ParamSrc[] = names.map((name, j) => {
             const v = a[name];
-            if (typeof v === 'number') {
-              const c =
-                bern !== undefined
-                  ? bern.logit
-                    ? undefined
-                    : ([
-                        (x: number) => x >= 0 && x <= 1,
-                        'ValueError: expect probs >= 0 && probs <= 1',
-                      ] as const)
-                  : row.checks[j];
-              if (c !== undefined && !c[0](v)) {
-                throw new MXNetError(c[1], {
-                  op,
-                  params: a,
-                  device: DEVICE,
-                  hint: `a parameter of ${op} is out of its domain (got ${v})`,
-                });
-              }
-              return { scalar: v };
+            if (typeof v !== 'number') return { tensor: inputs[k++] as CudaBlob };
+            const c = domains[j];
+            if (c !== undefined && !c[0](v)) {
+              throw new MXNetError(c[1], {
+                op,
+                params: a,
+                device: DEVICE,
+                hint: `a parameter of ${op} is out of its domain (got ${v})`,
+              });
             }
-            return { tensor: inputs[k++] as CudaBlob };
+            return { scalar: v };
           });
+          const bad = checkTensors(host.rt, op, a, ps, domains);
+          if (out.size === 0) return;
           checkRank(op, [out.shape], out.shape.length);
           const g = generatorOf(op, ctx);
           const k0 = g.nextUint32() >>> 0;
@@ -294,6 +372,7 @@ export function installNpRandom(registry: OpRegistry, host: CudaHost): void {
             i32(out.shape.length),
             dims(out.shape),
             ...pargs,
+            { t: 'ptr', v: bad },
           ]);
         },
         dtypes,

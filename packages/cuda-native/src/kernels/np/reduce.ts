@@ -1,6 +1,6 @@
 /**
- * np reductions with kernels of their own (`_npi_sum`/`prod`/`mean`/`max`/`min` are composites
- * over the reduce family): `_npi_all` / `_npi_any`, `_npi_std` / `_npi_var` (two passes in double
+ * np reductions with kernels of their own (`_npi_sum`/`prod`/`mean` are in value-reduce.ts over the
+ * reduce family's engine, `_npi_max`/`min` composites over its kernels): `_npi_all` / `_npi_any`, `_npi_std` / `_npi_var` (two passes in double
  * per lane, as cpu-wasm's NumPy `_var`) with their gradients, and `_npi_diff` / `_backward_npi_diff`.
  * One thread per output lane: the lane walk (kept axes → base offset, reduced axes → lane offsets)
  * is cpu-wasm's `lanesOf` done by index arithmetic on the device. Fine for the lane counts np calls
