@@ -71,7 +71,7 @@ export function invokeOp(
   isTrain = options.isTrain ?? false,
 ): { outputs: NDArray[]; visible: number; attrs: Readonly<Record<string, unknown>> } {
   const attrs = op.parseParams(params);
-  const ctx = callContext(rt, op, attrs, inputs, params, options.ctx);
+  const ctx = callContext(rt, op, attrs, inputs, params, options.ctx, options.out);
   // Deferred inputs (deferred compute results) are computed first, as MXNet's invoke does.
   for (const a of inputs) if (a.isDeferred) rt.dc.compute(a);
   // A data-dependent output shape (boolean_mask, nonzero): its own, synchronous branch.
@@ -234,7 +234,8 @@ export function invokeOp(
 
 /**
  * Check a call's inputs (count, live, this runtime's, one device) and return its device: the
- * inputs', else `ctx`, else the op's `ctx` param, else the runtime's default.
+ * inputs', else `ctx`, else (MXNet's `GetContext`) the first `out=` array's, else the op's `ctx`
+ * param, else the runtime's default — so `_random_uniform({..., out: w})` fills w where it lives.
  */
 export function callContext(
   rt: Runtime,
@@ -243,6 +244,7 @@ export function callContext(
   inputs: readonly NDArray[],
   params: unknown,
   ctx: Context | undefined,
+  out?: NDArray | readonly NDArray[],
 ): Context {
   const nIn = op.numInputs(attrs);
   if (inputs.length !== nIn) {
@@ -254,7 +256,10 @@ export function callContext(
       `inputs: ${op.listInputNames(attrs).join(', ')}`,
     );
   }
-  if (nIn === 0) return ctx ?? rt.contextFromParam((attrs as { ctx?: unknown }).ctx, op.name);
+  if (nIn === 0) {
+    const first = Array.isArray(out) ? out[0] : out;
+    return ctx ?? first?.ctx ?? rt.contextFromParam((attrs as { ctx?: unknown }).ctx, op.name);
+  }
   const first = (inputs[0] as NDArray).ctx;
   for (let i = 0; i < nIn; i++) {
     const a = inputs[i] as NDArray;

@@ -22,6 +22,19 @@ function testRegistry(): OpRegistry {
   r.define({ name: 'test_fail', inferShape: same });
   r.define({ name: 'test_slow', inferShape: same });
   r.define({
+    name: 'test_fill',
+    numInputs: 0,
+    params: { shape: P.shape(), ctx: P.string({ default: '' }) },
+    inferShape: (a, _ins, outs) => {
+      outs[0] = (a as { shape: readonly number[] }).shape;
+      return true;
+    },
+    inferType: (_a, _ins, outs) => {
+      outs[0] = 'float32';
+      return true;
+    },
+  });
+  r.define({
     name: 'test_two',
     numOutputs: 2,
     numVisibleOutputs: 1,
@@ -230,6 +243,20 @@ describe('views, copies and in-place writes', () => {
     const viaOp = nd.invoke('_copyto', [a], {}, { ctx: gpu(0) })[0] as NDArray;
     expect(viaOp.ctx).toBe(gpu(0));
     expect(await viaOp.array()).toEqual([7, 7, 7]);
+  });
+
+  it("an op without inputs runs on its out= array's device (MXNet GetContext: out before the ctx param)", async () => {
+    const { nd, registry } = setup(true);
+    const ran: string[] = [];
+    registry.registerKernel('test_fill', 'cpu-wasm', { compute: () => void ran.push('cpu-wasm') });
+    registry.registerKernel('test_fill', 'host-test', { compute: () => void ran.push('host-test') });
+    const g = nd.array([0, 0, 0]).copyTo(gpu(0));
+    nd.invoke('test_fill', [], { shape: [3] }, { out: g });
+    nd.invoke('test_fill', [], { shape: [3], ctx: 'cpu(0)' }, { out: [g] });
+    const c = nd.invoke('test_fill', [], { shape: [3] })[0] as NDArray;
+    await nd.waitall();
+    expect(ran.sort()).toEqual(['cpu-wasm', 'host-test', 'host-test']);
+    expect(c.ctx.toString()).toBe('cpu(0)');
   });
 });
 

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isMXNetError } from '@mx/base';
+import { cpu, isMXNetError } from '@mx/base';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type NDArray } from '@mx/ndarray';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -199,6 +199,20 @@ describe('saveParameters / loadParameters', () => {
     const x = input(2, 5);
     expect(b.forward(x).dataSync()).toEqual(a.forward(x).dataSync());
     x.dispose();
+  });
+
+  it('creates parameters on ctx, as MXNet load_parameters(ctx=...) does (found on a GPU)', async () => {
+    const a = trained();
+    const path = join(dir, 'mlp-ctx.params');
+    await a.saveParameters(path);
+    const b = new Mlp();
+    await b.loadParameters(path, { runtime: rt, ctx: cpu(1) });
+    for (const p of b.collectParams().values()) expect(String(p.data().ctx)).toBe('cpu(1)');
+    const x = input(2, 5);
+    const x1 = x.copyTo(cpu(1));
+    expect(b.forward(x1).dataSync()).toEqual(a.forward(x).dataSync());
+    x.dispose();
+    x1.dispose();
   });
 
   it('lists missing and extra names, refuses other dtypes, and changes nothing when it fails', async () => {

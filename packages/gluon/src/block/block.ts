@@ -278,6 +278,13 @@ export abstract class Block {
           if (options.dtypeSource === 'saved') p.cast(arr.dtype);
           else value = arr.astype(p.dtype);
         }
+        // MXNet's _load_init: a parameter without data is created on `ctx`; one with data keeps
+        // its device and takes the values.
+        if (options.ctx !== undefined && !p.isInitialized && value.ctx !== options.ctx) {
+          const moved = value.copyTo(options.ctx);
+          if (value !== arr) value.dispose();
+          value = moved;
+        }
         p.setData(value);
         if (value !== arr) value.dispose();
       }

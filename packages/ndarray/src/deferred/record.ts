@@ -78,7 +78,7 @@ export function recordCall(
     throw inplaceError(op.name, Array.isArray(out) ? out[0] : (out as NDArray | undefined));
   }
   const attrs = op.parseParams(params);
-  const ctx = callContext(rt, op, attrs, inputs, params, options?.ctx);
+  const ctx = callContext(rt, op, attrs, inputs, params, options?.ctx, options?.out);
   if (op.def.dynamicShape !== undefined && op.isDynamicShape(attrs))
     return recordDynamic(dc, op, entries, inputs, params, options, ctx);
   const { outShapes, outTypes } = inferCall(op, attrs, inputs, params, ctx);
