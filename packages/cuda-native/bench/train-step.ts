@@ -66,9 +66,14 @@ export function trainStep(rt: Runtime, net: 'mlp' | 'lenet'): () => Promise<numb
     return nd.FullyConnected(f2, P('f3'), P('fb3'), { num_hidden: 10 });
   };
   return async () => {
-    const loss = autograd.record(() => nd.negative(nd.mean(nd.pick(nd.log_softmax(forward()), y))));
-    loss.backward();
-    for (const w of Object.values(p)) nd.sgd_update(w, w.grad as NDArray, { lr: 0.05, out: w });
+    // A scope frees the step's intermediates when it ends, as PyTorch's reference counts do, so
+    // the storage pool reuses their device blocks instead of allocating new ones each step.
+    const loss = nd.scopeSync(() => {
+      const l = autograd.record(() => nd.negative(nd.mean(nd.pick(nd.log_softmax(forward()), y))));
+      l.backward();
+      for (const w of Object.values(p)) nd.sgd_update(w, w.grad as NDArray, { lr: 0.05, out: w });
+      return l;
+    });
     const v = (await loss.data())[0] as number;
     loss.dispose();
     return v;

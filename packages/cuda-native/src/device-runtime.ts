@@ -38,6 +38,7 @@ export class DeviceRuntime implements CudaRuntime {
   readonly #addon: CudaAddon;
   readonly #compiler: KernelCompiler;
   readonly #functions = new Map<string, number>();
+  readonly #bySource = new WeakMap<CudaSource, number>();
   readonly #tf32: boolean;
   #lost: MXNetError | null = null;
   #op = '';
@@ -103,13 +104,19 @@ export class DeviceRuntime implements CudaRuntime {
   }
 
   launch(src: CudaSource, grid: Dim3, block: Dim3, args: readonly KernelArg[], sharedBytes = 0): void {
-    // Keyed by entry and code: one source may hold several kernels.
-    const key = `${src.entry}\n${src.code}`;
-    let fn = this.#functions.get(key);
+    // Generators memoize their sources, so the object finds its function without hashing kilobytes
+    // of code per launch; a new object with known text falls back to the entry-and-code key (one
+    // source may hold several kernels).
+    let fn = this.#bySource.get(src);
     if (fn === undefined) {
-      const cubin = this.#compiler.compile(src, this.#op || src.entry);
-      fn = this.call(() => this.#addon.moduleLoad(this.device, cubin, src.entry));
-      this.#functions.set(key, fn);
+      const key = `${src.entry}\n${src.code}`;
+      fn = this.#functions.get(key);
+      if (fn === undefined) {
+        const cubin = this.#compiler.compile(src, this.#op || src.entry);
+        fn = this.call(() => this.#addon.moduleLoad(this.device, cubin, src.entry));
+        this.#functions.set(key, fn);
+      }
+      this.#bySource.set(src, fn);
     }
     const { bytes, offsets } = packArgs(args);
     const f = fn;
