@@ -40,7 +40,7 @@ Generated from the operator registry by \`packages/cuda-native/scripts/gen-cover
 the op in. ${both} ops have a CUDA kernel; ${cpuOnly} run on cpu-wasm only (each with the reason).
 Every CUDA kernel's source is generated from the conformance cases and compiled with nvcc and NVRTC
 in CI, and run on the CPU by a g++ emulation of CUDA's execution model against the golden values;
-the kernels have not yet run on a GPU (see the package README).
+the conformance suite also passed on an NVIDIA H100 (see the package README).
 
 | Operator | cpu-wasm | cuda |
 | --- | --- | --- |
