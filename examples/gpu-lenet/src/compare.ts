@@ -8,18 +8,16 @@
  *
  * `MX_STEPS` sets the steps (default 200).
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
 import { createCudaBackend } from '@mx/cuda-native';
 import * as mx from '@mx/mxnet';
+import { LeNet, mnist } from './lenet.js';
 
 const STEPS = Number(process.env.MX_STEPS ?? 200);
 const BATCH = 64;
-const { nn, loss, Trainer } = mx.gluon;
-type NDArray = mx.NDArray;
+const { loss, Trainer } = mx.gluon;
 
 // MX_CTX=cpu compares cpu(0) with itself: a check of this script (every difference must be 0).
 const self = process.env.MX_CTX === 'cpu';
@@ -33,31 +31,8 @@ if (!self) {
 }
 const { nd, autograd } = mx;
 
-function mnist(name: string, images: boolean): Float32Array {
-  for (let d = dirname(fileURLToPath(import.meta.url)); d !== dirname(d); d = dirname(d)) {
-    const file = join(d, 'packages', 'io', 'data', 'mnist', name);
-    if (!existsSync(file)) continue;
-    const raw = gunzipSync(readFileSync(file));
-    return Float32Array.from(raw.subarray(images ? 16 : 8), (v) => (images ? v / 255 : v));
-  }
-  throw new Error(`${name} not found above this script`);
-}
 const images = mnist('train-images-idx3-ubyte.gz', true);
 const labels = mnist('train-labels-idx1-ubyte.gz', false);
-
-class LeNet extends nn.HybridBlock {
-  conv1 = new nn.Conv2D(20, 5, { activation: 'tanh' });
-  pool1 = new nn.MaxPool2D(2, { strides: 2 });
-  conv2 = new nn.Conv2D(50, 5, { activation: 'tanh' });
-  pool2 = new nn.MaxPool2D(2, { strides: 2 });
-  fc1 = new nn.Dense(500, { activation: 'tanh' });
-  fc2 = new nn.Dense(10);
-
-  forward(x: NDArray): NDArray {
-    const h = this.pool2.forward(this.conv2.forward(this.pool1.forward(this.conv1.forward(x))));
-    return this.fc2.forward(this.fc1.forward(h));
-  }
-}
 
 const devices = [mx.cpu(0), self ? mx.cpu(0) : mx.gpu(0)] as const;
 const file = join(mkdtempSync(join(tmpdir(), 'mx-compare-')), 'lenet.params');

@@ -4,22 +4,19 @@
  * and 1,000 validation images), parameters and batches on the GPU through @mx/cuda-native. Where
  * there is no CUDA device it prints createCudaBackend's reason and exits 0 (CI machines have none).
  *
- * It reads the embedded idx files itself (packages/io/data/mnist, found by walking up from this
- * file) so that packages/cuda-native/scripts/pack-device-check.mjs can bundle it for a GPU machine
- * that has no Node toolchain. `MX_EPOCHS` sets the epochs (default 10). It exits 1 below 97.5%:
+ * It reads the embedded idx files itself (lenet.ts) so that
+ * packages/cuda-native/scripts/pack-device-check.mjs can bundle it for a GPU machine that has no
+ * Node toolchain. `MX_EPOCHS` sets the epochs (default 10). It exits 1 below 97.5%:
  * this schedule's last epoch swings between about 97.5% and 99% on either device (on an H100
  * 97.9%, best epoch 98.7%; on cpu(0) 98.4%, best 99.1%); compare.ts is the numerical check.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { createCudaBackend } from '@mx/cuda-native';
 import * as mx from '@mx/mxnet';
+import { LeNet, mnist } from './lenet.js';
 
 const EPOCHS = Number(process.env.MX_EPOCHS ?? 10);
 const BATCH = 64;
-const { nn, loss, metric, Trainer } = mx.gluon;
+const { loss, metric, Trainer } = mx.gluon;
 type NDArray = mx.NDArray;
 
 // MX_CTX=cpu runs the same script on cpu(0), to compare the two devices' training.
@@ -36,23 +33,8 @@ if (process.env.MX_CTX !== 'cpu') {
 const GPU = cuda === undefined ? mx.cpu(0) : mx.gpu(0);
 const { nd, autograd } = mx;
 
-/** The embedded MNIST folder, found above this file (source or bundle). */
-function mnistDir(): string {
-  for (let d = dirname(fileURLToPath(import.meta.url)); d !== dirname(d); d = dirname(d)) {
-    const candidate = join(d, 'packages', 'io', 'data', 'mnist');
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error('packages/io/data/mnist not found above this script');
-}
-
-/** An idx file's values: images scaled to [0, 1] (784 per image) or labels. */
-function idx(name: string, images: boolean): Float32Array {
-  const raw = gunzipSync(readFileSync(join(mnistDir(), name)));
-  return Float32Array.from(raw.subarray(images ? 16 : 8), (v) => (images ? v / 255 : v));
-}
-
-const train = { x: idx('train-images-idx3-ubyte.gz', true), y: idx('train-labels-idx1-ubyte.gz', false) };
-const val = { x: idx('val-images-idx3-ubyte.gz', true), y: idx('val-labels-idx1-ubyte.gz', false) };
+const train = { x: mnist('train-images-idx3-ubyte.gz', true), y: mnist('train-labels-idx1-ubyte.gz', false) };
+const val = { x: mnist('val-images-idx3-ubyte.gz', true), y: mnist('val-labels-idx1-ubyte.gz', false) };
 
 /** Rows of a set as a batch on gpu(0): images [n, 1, 28, 28], labels [n]. */
 function batch(set: typeof train, rows: readonly number[]): [NDArray, NDArray] {
@@ -63,21 +45,6 @@ function batch(set: typeof train, rows: readonly number[]): [NDArray, NDArray] {
     nd.array(x, { shape: [rows.length, 1, 28, 28], ctx: GPU }),
     nd.array(y, { shape: [rows.length], ctx: GPU }),
   ];
-}
-
-/** MXNet's LeNet (example/image-classification/symbols/lenet.py). */
-class LeNet extends nn.HybridBlock {
-  conv1 = new nn.Conv2D(20, 5, { activation: 'tanh' });
-  pool1 = new nn.MaxPool2D(2, { strides: 2 });
-  conv2 = new nn.Conv2D(50, 5, { activation: 'tanh' });
-  pool2 = new nn.MaxPool2D(2, { strides: 2 });
-  fc1 = new nn.Dense(500, { activation: 'tanh' });
-  fc2 = new nn.Dense(10);
-
-  forward(x: NDArray): NDArray {
-    const h = this.pool2.forward(this.conv2.forward(this.pool1.forward(this.conv1.forward(x))));
-    return this.fc2.forward(this.fc1.forward(h));
-  }
 }
 
 mx.random.seed(42);

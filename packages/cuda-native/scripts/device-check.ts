@@ -15,26 +15,18 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gpu } from '@mx/base';
-import { type CaseResult, listFamilies, ndarrayTarget, runCase, selectCases } from '@mx/conformance';
+import { type CaseResult, listFamilies, runCase, selectCases } from '@mx/conformance';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime } from '@mx/ndarray';
-import { CUDA_LEFT_OUT, createCudaBackend, probeCuda } from '../src/index.js';
+import { createCudaBackend, probeCuda } from '../src/index.js';
+import { cudaTarget } from '../src/test-util/gpu.js';
 
 type LogLine = { start: string } | { op: string; ms: number; results: CaseResult[] };
 
 async function child(family: string, skip: Set<string>, log: string): Promise<void> {
   const backend = await createCudaBackend();
   const runtime = createRuntime({ backends: [new CpuWasmBackend({ workers: 0 }), backend], seed: 0 });
-  const base = ndarrayTarget(runtime, gpu(0));
-  const target = {
-    ...base,
-    skip: (c: Parameters<NonNullable<typeof base.skip>>[0]) => {
-      const name = runtime.registry.has(c.op) ? runtime.registry.get(c.op).name : c.op;
-      const why = CUDA_LEFT_OUT[name];
-      return why !== undefined ? `not on cuda: ${why}` : base.skip?.(c);
-    },
-  };
+  const target = cudaTarget(runtime);
   const byOp = new Map<string, ReturnType<typeof selectCases>>();
   for (const c of selectCases({ family })) byOp.set(c.op, [...(byOp.get(c.op) ?? []), c]);
   for (const [op, cases] of byOp) {

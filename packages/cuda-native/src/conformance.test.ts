@@ -6,13 +6,13 @@
  *
  * `MX_CONFORMANCE_FAMILY=shape` / `MX_CONFORMANCE_OP=dot,batch_dot` run a subset while working.
  */
-import { describeConformance, ndarrayTarget } from '@mx/conformance';
+import { describeConformance } from '@mx/conformance';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createOpRegistry } from '@mx/ops';
 import { describe, expect, it } from 'vitest';
 import { CUDA, describeCudaKernels } from './backend.js';
 import { CUDA_LEFT_OUT } from './kernels/index.js';
-import { cudaTestEnv, GPU } from './test-util/gpu.js';
+import { cudaTarget, cudaTestEnv } from './test-util/gpu.js';
 
 const env = await cudaTestEnv();
 if (typeof env === 'string') console.warn(`@mx/cuda-native conformance: skipping: ${env}`);
@@ -20,16 +20,7 @@ if (typeof env === 'string') console.warn(`@mx/cuda-native conformance: skipping
 const list = (v: string | undefined): string[] | undefined => (v ? v.split(',') : undefined);
 
 if (typeof env !== 'string') {
-  const { runtime } = env;
-  const base = ndarrayTarget(runtime, GPU);
-  const target = {
-    ...base,
-    skip: (c: Parameters<NonNullable<typeof base.skip>>[0]) => {
-      const name = runtime.registry.has(c.op) ? runtime.registry.get(c.op).name : c.op;
-      const why = CUDA_LEFT_OUT[name];
-      return why !== undefined ? `not on cuda: ${why}` : base.skip?.(c);
-    },
-  };
+  const target = cudaTarget(env.runtime);
   describeConformance(
     target,
     { describe, it },

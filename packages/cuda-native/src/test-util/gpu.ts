@@ -4,9 +4,11 @@
  * CI machines, which have no GPU, and runs everything on a machine that has one.
  */
 import { cpu, gpu } from '@mx/base';
+import { type ConformanceTarget, ndarrayTarget } from '@mx/conformance';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { createRuntime, type Runtime } from '@mx/ndarray';
 import { type CudaBackend, createCudaBackend } from '../backend.js';
+import { CUDA_LEFT_OUT } from '../kernels/index.js';
 
 export interface CudaTestEnv {
   readonly backend: CudaBackend;
@@ -30,3 +32,16 @@ export function cudaTestEnv(): Promise<CudaTestEnv | string> {
 
 export const CPU = cpu(0);
 export const GPU = gpu(0);
+
+/** The conformance target of gpu(0) on `runtime`: ops left out on CUDA skip with their reason. */
+export function cudaTarget(runtime: Runtime): ConformanceTarget {
+  const base = ndarrayTarget(runtime, GPU);
+  return {
+    ...base,
+    skip: (c) => {
+      const name = runtime.registry.has(c.op) ? runtime.registry.get(c.op).name : c.op;
+      const why = CUDA_LEFT_OUT[name];
+      return why !== undefined ? `not on cuda: ${why}` : base.skip?.(c);
+    },
+  };
+}

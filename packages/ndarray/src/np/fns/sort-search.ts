@@ -45,8 +45,11 @@ export interface SortBase {
   take(a: ArrayLike, indices: ArrayLike, o?: { readonly axis?: number | null }): ndarray;
 }
 
-/** A kernel dtype with `d`'s order (the searchsorted kernels have float32/64, int8/32/64, uint8). */
-const searchWork = (d: DTypeName): DTypeName =>
+/**
+ * A kernel dtype with `d`'s order: the sort, argsort and searchsorted kernels have float32/64,
+ * int8/32/64 and uint8 (bool, 16-bit floats and the other ints widen; sort.ts casts back).
+ */
+export const sortWork = (d: DTypeName): DTypeName =>
   d === 'bool'
     ? 'uint8'
     : d === 'float16' || d === 'bfloat16'
@@ -88,7 +91,7 @@ export function sortSearchFunctions(c: NpContext, base: SortBase) {
     const op = c.rt.registry.get('_npi_searchsorted');
     const has = c.rt.registry.kernel(op, backend.name)?.dtypes ?? backend.capabilities.computeDTypes;
     const narrow: DTypeName = d.startsWith('float') || d === 'bfloat16' ? 'float32' : 'int32';
-    const work = ([d, searchWork(d), narrow] as const).find((w) => has.includes(w)) ?? searchWork(d);
+    const work = ([d, sortWork(d), narrow] as const).find((w) => has.includes(w)) ?? sortWork(d);
     return { work, index: has.includes('int64') ? 'int64' : 'int32' };
   };
 

@@ -12,11 +12,11 @@
  * `_npi_where_scalar2` is float32). NumPy's `kind`/`order` keywords are accepted and ignored: the
  * kernels sort stably (NumPy's default quicksort does not promise an order for ties).
  */
-import { type DTypeName, MXNetError } from '@mx/base';
+import { MXNetError } from '@mx/base';
 import type { NDArray } from '../../ndarray.js';
 import type { ndarray } from '../array.js';
 import type { ArrayLike, NpContext } from '../context.js';
-import { sortSearchFunctions } from './sort-search.js';
+import { sortSearchFunctions, sortWork } from './sort-search.js';
 
 /** NumPy's sort keywords (`kind` and `order` are accepted; the sort is always stable). */
 export interface SortOptions {
@@ -41,18 +41,6 @@ export interface TakeOptions {
 
 /** Index arrays up to this size are scanned on the host for negatives (np.take, mode 'raise'). */
 const PEEK_LIMIT = 1 << 16;
-
-/** The dtype the sort kernels compute `d` in (they have float32/64, int8/32/64, uint8). */
-const sortWork = (d: DTypeName): DTypeName =>
-  d === 'bool'
-    ? 'uint8'
-    : d === 'float16' || d === 'bfloat16'
-      ? 'float32'
-      : d === 'int16' || d === 'uint16'
-        ? 'int32'
-        : d === 'uint32'
-          ? 'int64'
-          : d;
 
 /** The sort functions of the np namespace. */
 export function sortFunctions(c: NpContext) {
