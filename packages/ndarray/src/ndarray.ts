@@ -23,7 +23,6 @@ import {
   type Shape,
   type StorageArray,
   shapeSize,
-  shapesEqual,
   shapeToString,
 } from '@mx/base';
 import type { Var } from '@mx/engine';
@@ -32,17 +31,6 @@ import { type ArrayClass, asClass } from './array-class.js';
 import type { GradOptions } from './autograd/autograd.js';
 import type { AGEntry, AttachGradOptions, GradReq } from './autograd/tape.js';
 import type { Chunk } from './chunk.js';
-import type {
-  ArgmaxParams,
-  ArgminParams,
-  DotParams,
-  MaxParams,
-  MeanParams,
-  MinParams,
-  NormParams,
-  ProdParams,
-  SumParams,
-} from './core-ops.js';
 import type { DCEntry } from './deferred/info.js';
 import { PendingChunk } from './deferred/pending-chunk.js';
 import { formatArray, printSync } from './format.js';
