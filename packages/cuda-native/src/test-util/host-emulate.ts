@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DType, type DTypeName, gpu, type Shape } from '@mx/base';
+import { DType, type DTypeName, type Shape } from '@mx/base';
 import { type CaseArray, compareArrays, loadCases } from '@mx/conformance';
 import { createOpRegistry, type Op, type OpContext, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
 import type { CudaSource, KernelArg } from '../cuda-c.js';
@@ -27,6 +27,7 @@ import { CUDA } from '../kernel.js';
 import { RenderRuntime } from '../render-runtime.js';
 import { type Dim3, type GemmCall, packArgs } from '../runtime.js';
 import { ARENA_BASE, type Command, encode, program } from './host-program.js';
+import { computeOnce } from './render.js';
 
 /** A RenderRuntime whose addresses live in the host arena and whose work is recorded for replay. */
 class EmuRuntime extends RenderRuntime {
@@ -220,24 +221,9 @@ export function emulateCases(
       }
       const inputs = c.inputs.map((a) => blob(a.shape, a.dtype, a.data as unknown as ArrayBufferView));
       const outputs = outShapes.map((sh, i) => blob(sh ?? [], outTypes[i] ?? 'float32'));
-      let failure: unknown;
       rt.pending = [];
-      const ctx: OpContext = {
-        isTrain: c.isTrain ?? false,
-        needGrad: false,
-        ctx: gpu(0),
-        requested: resources(op, attrs),
-        onComplete: (e?: unknown) => {
-          if (e !== undefined) failure = e;
-        },
-      };
-      kernel.compute(
-        attrs,
-        ctx,
-        inputs,
-        outputs.map(() => OpReq.write),
-        outputs,
-      );
+      const call = { isTrain: c.isTrain ?? false, requested: resources(op, attrs) };
+      const failure = computeOnce(kernel, attrs, call, inputs, outputs, OpReq.write);
       if (failure !== undefined) {
         if ((failure as Error).message.includes(c.error)) errors++;
         else
@@ -298,23 +284,8 @@ export function emulateCases(
         }
         return blob(sh ?? [], dt, new Uint8Array(size * DType[dt].bytes).fill(0xff));
       });
-      let failure: unknown;
-      const ctx: OpContext = {
-        isTrain: c.isTrain ?? false,
-        needGrad: false,
-        ctx: gpu(0),
-        requested: resources(op, attrs),
-        onComplete: (e?: unknown) => {
-          if (e !== undefined) failure = e;
-        },
-      };
-      kernel.compute(
-        attrs,
-        ctx,
-        inputs,
-        outputs.map(() => (add ? OpReq.add : OpReq.write)),
-        outputs,
-      );
+      const call = { isTrain: c.isTrain ?? false, requested: resources(op, attrs) };
+      const failure = computeOnce(kernel, attrs, call, inputs, outputs, add ? OpReq.add : OpReq.write);
       if (failure !== undefined) {
         problems.push(`${c.name}: ${(failure as Error).message.split('\n')[0]}`);
         continue;

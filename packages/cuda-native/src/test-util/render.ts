@@ -7,7 +7,15 @@
  */
 import { type DTypeName, gpu, type Shape } from '@mx/base';
 import { type ConformanceCase, loadCases } from '@mx/conformance';
-import { createOpRegistry, type OpContext, type OpRegistry, OpReq, type TBlob } from '@mx/ops';
+import {
+  createOpRegistry,
+  type Kernel,
+  type OpContext,
+  type OpRegistry,
+  OpReq,
+  type OpReqType,
+  type TBlob,
+} from '@mx/ops';
 import { CUDA } from '../kernel.js';
 import { installFamilies } from '../kernels/index.js';
 import { RenderRuntime } from '../render-runtime.js';
@@ -102,23 +110,14 @@ export function renderCases(
       const requested = op
         .resourceRequest(attrs)
         .map(() => ({ generator: gen, stream: () => gen, numStreams: 1 }));
-      let failure: unknown;
-      const ctx: OpContext = {
-        isTrain: c.isTrain ?? false,
-        needGrad: false,
-        ctx: gpu(0),
-        requested,
-        onComplete: (e?: unknown) => {
-          if (e !== undefined) failure = e;
-        },
-      };
       const marks = { rt, launches: rt.launches.length, gemms: rt.gemms.length };
-      kernel.compute(
+      const failure = computeOnce(
+        kernel,
         attrs,
-        ctx,
+        { isTrain: c.isTrain ?? false, requested },
         inputs,
-        outputs.map(() => OpReq.write),
         outputs,
+        OpReq.write,
       );
       if (failure !== undefined) throw failure;
       onCase?.(c, inputs, outputs, marks);
@@ -128,4 +127,37 @@ export function renderCases(
     }
   }
   return { rt, ran, errors, missing, registry, refused: refusedCases };
+}
+
+/**
+ * One call of `kernel` as the engine makes it on gpu(0) (every output with `req`); returns the
+ * failure the kernel reported through `onComplete` (undefined when it finished cleanly).
+ */
+export function computeOnce(
+  kernel: Kernel,
+  attrs: Parameters<NonNullable<Kernel['compute']>>[0],
+  call: { readonly isTrain: boolean; readonly requested: OpContext['requested'] },
+  inputs: readonly TBlob[],
+  outputs: readonly TBlob[],
+  req: OpReqType,
+): unknown {
+  let failure: unknown;
+  const ctx: OpContext = {
+    isTrain: call.isTrain,
+    needGrad: false,
+    ctx: gpu(0),
+    requested: call.requested,
+    onComplete: (e?: unknown) => {
+      if (e !== undefined) failure = e;
+    },
+  };
+  if (kernel.compute === undefined) throw new Error('the kernel has no synchronous compute');
+  kernel.compute(
+    attrs,
+    ctx,
+    inputs,
+    outputs.map(() => req),
+    outputs,
+  );
+  return failure;
 }

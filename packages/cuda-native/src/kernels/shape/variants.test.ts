@@ -13,11 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { CUDA_DTYPES } from '../../cuda-c.js';
 import { CUDA } from '../../kernel.js';
 import { RenderRuntime } from '../../render-runtime.js';
-import { compileWithNvcc, compileWithNvrtc, findNvcc } from '../../test-util/compile.js';
+import { itCompiles } from '../../test-util/compile.js';
 import { installShape } from './index.js';
 import { SCAN_MAX } from './take-grad.js';
-
-const nvcc = findNvcc();
 
 function harness() {
   const rt = new RenderRuntime();
@@ -238,21 +236,5 @@ describe('cuda shape kernel variants', () => {
     );
   });
 
-  it.skipIf(nvcc === undefined)(
-    'compiles every variant with nvcc -arch=sm_90',
-    async () => {
-      expect(await compileWithNvcc(h.rt, nvcc as string)).toEqual([]);
-    },
-    600_000,
-  );
-
-  it('compiles every variant with NVRTC where libnvrtc is found', (ctx) => {
-    const res = compileWithNvrtc(h.rt);
-    if (typeof res === 'string') {
-      console.warn(`NVRTC check skipped: ${res}`);
-      ctx.skip();
-      return;
-    }
-    expect(res.problems).toEqual([]);
-  }, 600_000);
+  itCompiles(() => [h.rt]);
 });
