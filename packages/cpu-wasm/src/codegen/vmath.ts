@@ -74,8 +74,9 @@ class VB {
   sel = (a: Arg, b: Arg, mask: Arg) => this.op('v128.bitselect', a, b, mask);
   /** c[0]*x^(n-1) + ... + c[n-1] */
   horner(x: Arg, c: readonly number[]): number {
-    let p = this.op('v128.or', K(c[0] as number), K(c[0] as number));
-    for (let i = 1; i < c.length; i++) p = this.add(this.mul(p, x), K(c[i] as number));
+    if (c.length === 1) return this.op('v128.or', K(c[0] as number), K(c[0] as number));
+    let p = this.add(this.mul(K(c[0] as number), x), K(c[1] as number));
+    for (let i = 2; i < c.length; i++) p = this.add(this.mul(p, x), K(c[i] as number));
     return p;
   }
   /** Give `a` the sign of `x` (a >= 0). */
@@ -178,6 +179,40 @@ function expGroup(v: VB, xs: readonly number[]): number[] {
   });
   f.end();
   return res;
+}
+
+/**
+ * exp(r) = 1 + r*Q(r) on |r| <= ln2/2, Q of degree 4 (float32): a minimax fit of relative error
+ * (tools/fit-exp.py), approximation error 9.5e-8 (0.8 ulp), for the non-positive inputs of a softmax.
+ */
+const EXP_Q32 = [0.008290315, 0.04189793, 0.16667636, 0.49999151, 0.9999997];
+
+/**
+ * exp of x <= 0 (softmax's x - max): 2^n + (r*2^n)*Q(r), the same reduction as expCore but
+ * without its range branch and with one multiply-add less (Q's form needs no separate 1 + r).
+ * Results below the smallest normal (x < -87.34, and -inf) are flushed to +0; NaN stays NaN.
+ */
+function expNonPositive32(v: VB, x: number): number {
+  const c = EXP.f32;
+  const t = v.add(v.mul(x, K(Math.LOG2E)), K(c.magic));
+  const s = v.shift('i32x4.shl', t, c.mant);
+  const n = v.sub(t, K(c.magic));
+  const r = v.sub(v.sub(x, v.mul(n, K(0.693359375))), v.mul(n, K(-2.1219444e-4)));
+  const y = v.add(v.mul(v.mul(r, s), v.horner(r, EXP_Q32)), s);
+  return v.op('v128.andnot', y, v.op('f32x4.lt', x, K(-87.33654)));
+}
+
+/**
+ * `emitVMathGroup(f, 'exp', kind, xs)` for inputs known to be <= 0 or NaN: float32 skips the range
+ * branch (about 10% faster in softmax); float64 is the general exp.
+ */
+export function emitExpNonPositiveGroup(
+  f: FunctionBuilder,
+  kind: 'f32' | 'f64',
+  xs: readonly number[],
+): number[] {
+  const v = new VB(f, kind);
+  return kind === 'f64' ? expGroup(v, xs) : xs.map((x) => expNonPositive32(v, x));
 }
 
 function expV(v: VB, x: number): number {

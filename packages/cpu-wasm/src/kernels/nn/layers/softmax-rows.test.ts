@@ -1,7 +1,7 @@
 /**
  * The SIMD softmax rows (softmax-wasm.ts) at every row length around their loop boundaries: 4-vector
  * steps, single vectors and the partial-vector tail (M mod 4 for float32, M mod 2 for float64),
- * with T = 1 (the exp pass without the 1/T multiply) and T ≠ 1, forward and backward (write and
+ * with T = 1 (the exp pass without the 1/T multiply), T ≠ 1 and T < 0 (the general exp), forward and backward (write and
  * add), against a float64 reference written here from the definitions. Then the cases a per-group
  * range check and a partial tail vector could get wrong: rows spanning more than exp's fast range
  * (in the body and in the tail), NaN and ±inf anywhere in a row (PyTorch and MXNet give a NaN row
@@ -50,7 +50,8 @@ interface Want {
 /**
  * softmax / log_softmax of rows of m, temperature t, in float64 from the rounded inputs. Bounds:
  * z = (x - max)/t carries ~|z|·u of rounding into exp(z) (relative) and into z - log(sum)
- * (absolute); the rest is a few roundings of the result, the sum and the log.
+ * (absolute), and the sum inherits its terms' share of it; the rest is a few roundings of the
+ * result, the sum and the log.
  */
 function reference(x: ArrayLike<number>, m: number, t: number, log: boolean, dtype: Float): Want {
   const u = U[dtype];
@@ -60,7 +61,14 @@ function reference(x: ArrayLike<number>, m: number, t: number, log: boolean, dty
     let mx = -Infinity;
     for (let j = 0; j < m; j++) mx = Math.max(mx, x[b + j] as number);
     let s = 0;
-    for (let j = 0; j < m; j++) s += Math.exp(((x[b + j] as number) - mx) / t);
+    let sz = 0;
+    for (let j = 0; j < m; j++) {
+      const z = ((x[b + j] as number) - mx) / t;
+      s += Math.exp(z);
+      if (Number.isFinite(z)) sz += Math.exp(z) * Math.abs(z);
+    }
+    // the sum's relative rounding: its terms' |z|·u weighted by their share (large for T < 0)
+    const zs = sz / s;
     const ls = Math.log(s);
     for (let j = 0; j < m; j++) {
       const z = ((x[b + j] as number) - mx) / t;
@@ -68,7 +76,9 @@ function reference(x: ArrayLike<number>, m: number, t: number, log: boolean, dty
       value[b + j] = w;
       // (z = -inf: the result is exactly 0 / -inf)
       const zr = Number.isFinite(z) ? Math.abs(z) : 0;
-      bound[b + j] = log ? 8 * u * (2 + 2 * zr + ls) : 8 * u * (2 + 2 * zr) * w + TINY[dtype];
+      bound[b + j] = log
+        ? 8 * u * (2 + 2 * zr + 2 * zs + ls)
+        : 8 * u * (2 + 2 * zr + 2 * zs) * w + TINY[dtype];
     }
   }
   return { value, bound };
@@ -128,7 +138,8 @@ function misses(got: ArrayLike<number>, want: Want): string[] {
 
 describe('softmax SIMD rows', () => {
   for (const dtype of ['float32', 'float64'] as const) {
-    for (const t of [1, 0.6]) {
+    // T > 0: the exp pass without a range branch (x - max <= 0); T < 0: the general exp
+    for (const t of [1, 0.6, -0.8]) {
       it(`${dtype}, T = ${t}: every row length 1..37, forward and backward, match the float64 reference`, () => {
         for (let m = 1; m <= 37; m++) {
           const shape = [3, m];

@@ -11,9 +11,11 @@
  *
  * Speed: a row (4 KB for 1000 float32) stays in L1 across its passes, so the exp pass bounds the
  * time (it runs at the FP throughput of the exp polynomial; the other passes cost ~20%). Every pass
- * is unrolled over UNROLL vectors with independent accumulators (max, sum); exp is inlined through
- * `emitVMathGroup` (one range check per group; a call per vector cost 2.5x), and the exp pass has
- * a copy without the 1/T multiply for T = 1. The max uses pmax (one x64 instruction; `max` is ~8
+ * is unrolled over UNROLL vectors with independent accumulators (max, sum); exp is inlined (a call
+ * per vector cost 2.5x). For T > 0 its input (x - max)/T is <= 0, so float32 uses
+ * `emitExpNonPositiveGroup` (no range branch, one multiply-add less: ~10% faster, denormal results
+ * flushed to 0); T <= 0 uses the general exp. The exp pass has a copy without the 1/T multiply for
+ * T = 1. The max uses pmax (one x64 instruction; `max` is ~8
  * for its NaN and ±0 rules): a NaN dropped from the max still reaches the sum through its own exp,
  * so a row holding a NaN is all NaN either way, and ±0 maxima give the same outputs. The last
  * M mod lanes elements of a row go through exp as one partial vector (lanes are independent, so
@@ -24,7 +26,7 @@
  *   smC(c, t, in, out, rows, M, pp, per), lsmC, smBC(c, t, og, y, dx, rows, M, pp, per), ...
  */
 import type { VMathFn } from '../../../codegen/gen.js';
-import { buildVMath, emitVMathGroup } from '../../../codegen/vmath.js';
+import { buildVMath, emitExpNonPositiveGroup, emitVMathGroup } from '../../../codegen/vmath.js';
 import {
   F64,
   FunctionBuilder,
@@ -68,26 +70,24 @@ function forwardFn(g: G, log: boolean): FunctionBuilder {
   const vsum = asum[0] as number;
   const unit = f.local(I32);
   /** Locals holding exp((v - max) / T) for the vectors v pushed by `xs` (no multiply when T = 1). */
-  const expShifted = (xs: readonly (() => void)[], scaled: boolean): number[] =>
-    emitVMathGroup(
-      f,
-      'exp',
-      g.kind,
-      xs.map((x) => {
-        x();
-        shift(g, f, vmax, scaled ? vt : -1);
-        const l = f.local(V128);
-        f.set(l);
-        return l;
-      }),
-    );
+  const expShifted = (xs: readonly (() => void)[], scaled: boolean, nonPositive: boolean): number[] => {
+    const ys = xs.map((x) => {
+      x();
+      shift(g, f, vmax, scaled ? vt : -1);
+      const l = f.local(V128);
+      f.set(l);
+      return l;
+    });
+    return nonPositive ? emitExpNonPositiveGroup(f, g.kind, ys) : emitVMathGroup(f, 'exp', g.kind, ys);
+  };
   /** Pass 2 over the row: e = exp((x - max) / T), stored for softmax, summed into asum / ssum. */
-  const expPass = (scaled: boolean): void =>
+  const expPass = (scaled: boolean, nonPositive: boolean): void =>
     rowPass(g, f, [rin, rout], [pin, pout], left, M, {
       vec: (offs) => {
         const es = expShifted(
           offs.map((o) => () => g.vload(f, pin, o)),
           scaled,
+          nonPositive,
         );
         es.forEach((e, k) => {
           if (!log) g.vstore(f, pout, offs[k] as number, e);
@@ -99,7 +99,7 @@ function forwardFn(g: G, log: boolean): FunctionBuilder {
       tail: () => {
         // the last elements as one vector, the other lanes max (exp 1, not stored or summed)
         const xv = tailVector(g, f, pin, left, () => f.get(vmax));
-        const e = expShifted([() => f.get(xv)], scaled)[0] as number;
+        const e = expShifted([() => f.get(xv)], scaled, nonPositive)[0] as number;
         tailLanes(g, f, left, (k) => {
           f.get(e).lane(`${g.V}.extract_lane`, k).set(s);
           if (!log) g.sstore(f, pout, k, s);
@@ -156,9 +156,17 @@ function forwardFn(g: G, log: boolean): FunctionBuilder {
     g.zero(f);
     f.set(ssum);
     f.get(unit).if();
-    expPass(false);
+    expPass(false, true);
     f.else();
-    expPass(true);
+    // T > 0 keeps (x - max) / T <= 0: the exp without a range branch; otherwise the general one.
+    f.get(st);
+    g.zero(f);
+    g.sop(f, 'gt');
+    f.if();
+    expPass(true, true);
+    f.else();
+    expPass(true, false);
+    f.end();
     f.end();
     g.tree(f, asum, 'add');
     f.set(vsum);
