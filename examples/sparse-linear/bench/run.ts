@@ -7,7 +7,16 @@
  * factors) shows how the gap grows with the row width. Steps are pipelined as in training (one wait
  * per 8 steps, time per step reported); the two paths are timed in turns in one process so the
  * machine's noise hits both alike. Same model code as the example (src/model.ts).
+ *
+ * Beside them, the same step written directly in C (bench/native-floor.c, single-threaded, no
+ * framework), compiled with the system's C compiler when it has one: the floor the machine sets.
+ * Both paths share the forward gather, so dense / forward bounds any implementation's ratio.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Report, type Samples, timeInterleaved, writeReport } from '@mx/bench-kit';
 import { CpuWasmBackend } from '@mx/cpu-wasm';
 import { type CSRNDArray, createRuntime, type NDArray } from '@mx/ndarray';
@@ -34,6 +43,32 @@ for (let b = 0; b < BATCHES; b++) {
       shape: [BATCH, SPEC.features],
     }),
   );
+}
+
+/** The C floor's medians for `outputs` labels, or why it did not run. */
+interface NativeFloor {
+  readonly sparseMs: number;
+  readonly denseMs: number;
+  readonly forwardMs: number;
+}
+const native = compileNativeFloor();
+if (typeof native === 'string') console.log(`native C floor skipped: ${native}`);
+
+function compileNativeFloor(): string | ((outputs: number) => NativeFloor | string) {
+  const dir = mkdtempSync(join(tmpdir(), 'mx-native-floor-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const exe = join(dir, 'native-floor');
+  const src = fileURLToPath(new URL('./native-floor.c', import.meta.url));
+  const cc = spawnSync(process.env.CC ?? 'cc', ['-O3', '-march=native', '-o', exe, src, '-lm'], {
+    encoding: 'utf8',
+  });
+  if (cc.error !== undefined || cc.status !== 0)
+    return `no working C compiler (${cc.error?.message ?? cc.stderr.trim().split('\n')[0]})`;
+  return (outputs) => {
+    const run = spawnSync(exe, [String(outputs)], { encoding: 'utf8' });
+    if (run.status !== 0) return `exit ${run.status}: ${run.stderr.trim()}`;
+    return JSON.parse(run.stdout) as NativeFloor;
+  };
 }
 
 const report = new Report();
@@ -80,6 +115,11 @@ for (const outputs of [1, 32]) {
     dense: SPEC.features * outputs * 4 * 4,
   };
   const ratio = d.medianMs / s.medianMs;
+  const c = typeof native === 'string' ? native : native(outputs);
+  const nativeText =
+    typeof c === 'string'
+      ? `native C floor skipped: ${c}`
+      : `native C (1 thread): sparse ${c.sparseMs.toFixed(3)} ms, dense ${c.denseMs.toFixed(3)} ms = ${(c.denseMs / c.sparseMs).toFixed(1)}x, dense / forward gather ${(c.denseMs / c.forwardMs).toFixed(1)}x`;
   report.add(
     `sparse-linear-step-${outputs === 1 ? 'binary' : `${outputs}-labels`}`,
     { features: SPEC.features, outputs, batch: BATCH, nnzPerRow: SPEC.nnzPerRow, path: 'sparse+lazy' },
@@ -91,11 +131,15 @@ for (const outputs of [1, 32]) {
         gradientRows: rows,
         dense: { medianMs: d.medianMs, bytesTouched: bytes.dense },
         ratio,
+        nativeC:
+          typeof c === 'string'
+            ? { skipped: c }
+            : { ...c, ratio: c.denseMs / c.sparseMs, denseOverForward: c.denseMs / c.forwardMs },
       },
     },
     `sparse ${s.medianMs.toFixed(3)} ms/step, ${(bytes.sparse / 1e6).toFixed(2)} MB touched (${rows} gradient rows); ` +
       `dense ${d.medianMs.toFixed(3)} ms/step, ${(bytes.dense / 1e6).toFixed(1)} MB; ` +
-      `sparse ${ratio.toFixed(1)}x faster, ${(bytes.dense / bytes.sparse).toFixed(0)}x fewer bytes`,
+      `sparse ${ratio.toFixed(1)}x faster, ${(bytes.dense / bytes.sparse).toFixed(0)}x fewer bytes; ${nativeText}`,
   );
   for (const m of models) m.dispose();
   for (const y of ys) y.dispose();
