@@ -105,7 +105,7 @@ function zeroOutput(rt: CpuWasmRuntime, t: GemmType, p: GemmProblem): void {
     for (let b0 = 0; b0 < bt.inner; b0++) {
       for (let i = 0; i < p.m; i++) {
         const addr = p.c + b0 * bt.sC[0] + b1 * bt.sC[1] + i * p.ldc;
-        rt.memory.view(t.name, addr, p.n).fill(0 as never);
+        rt.zeroBytes(addr, p.n * t.es);
       }
     }
   }

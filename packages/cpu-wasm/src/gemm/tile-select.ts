@@ -68,7 +68,7 @@ export function selectTile(
     const pa = base;
     const pb = pa + PANELS * KC * maxMr * t.es;
     const pc = pb + KC * maxNr * t.es;
-    rt.memory.view(t.name, pa, (pc - pa) / t.es + maxMr * maxNr).fill(0 as never);
+    rt.zeroBytes(pa, pc - pa + maxMr * maxNr * t.es);
     for (const tile of candidates) {
       const key = `gemm-bench:${t.name}:${tile.mr}x${tile.nr}:${relaxed ? 'relaxed' : 'simd'}`;
       const run = rt.kernel(key, () => benchModule(rt, t, tile, relaxed)).exports.run as (

@@ -65,7 +65,7 @@ function topkCompute(
   const putIndex = out(writes.indices);
   const putMask = out(writes.mask);
   if (putMask && writes.mask !== undefined && req[writes.mask] !== OpReq.add) {
-    rt.view(outputs[writes.mask] as TBlob<number>).fill(0 as never);
+    rt.zero(outputs[writes.mask] as TBlob<number>);
   }
   const vals = new Array<number | bigint>(n);
   const idx = new Array<number>(n);

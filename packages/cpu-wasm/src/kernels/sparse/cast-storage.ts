@@ -120,7 +120,7 @@ export function installCastStorage(registry: OpRegistry, rt: CpuWasmRuntime): vo
     if (dst.size === 0) return;
     const out = view(dst);
     const add = req === OpReq.add;
-    if (!add) out.fill(zeroOf(dst.dtype) as never);
+    if (!add) rt.zero(dst);
     const nnz = src.storageShape[0] as number;
     if (src.data.size === 0) return;
     const data = view(src.data);

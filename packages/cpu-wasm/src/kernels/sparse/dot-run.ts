@@ -185,7 +185,7 @@ export class SparseDotRunner {
   ): void {
     if (a.rows === 0 || n === 0) return;
     if (a.indptr === 0) {
-      if (!acc) this.rt.memory.view(a.dtype, out, a.rows * n).fill(0 as never);
+      if (!acc) this.rt.zeroBytes(out, a.rows * n * this.rt.itemSize(a.dtype));
       return;
     }
     const runner = this.#runner(a.nnz * n);
@@ -216,7 +216,7 @@ export class SparseDotRunner {
     if (outRows === 0 || n === 0) return;
     const dtype = a.dtype;
     const outAddr = typeof out === 'number' ? out : this.rt.address(out);
-    if (!acc) this.rt.memory.view(dtype, outAddr, outRows * n).fill(0 as never);
+    if (!acc) this.rt.zeroBytes(outAddr, outRows * n * this.rt.itemSize(dtype));
     const runner = this.#runner(a.nnz * n);
     const chunks = Math.max(runner.size, 1);
     this.withTemps(op, [PARAM_BYTES], ([p]) => {
@@ -240,7 +240,7 @@ export class SparseDotRunner {
    */
   usedColumns(op: string, a: CsrOperand, rowMap: number, flags: number): number[] {
     if (rowMap === 0 && a.nnz * 16 < a.cols) return this.#usedColumnsSorted(op, a, flags);
-    this.#i32(flags, a.cols).fill(0);
+    this.rt.zeroBytes(flags, a.cols * 4);
     this.withTemps(op, [PARAM_BYTES], ([p]) => {
       const params = p as number;
       this.#params(params, a, { MAP: rowMap, POS: flags });
@@ -354,7 +354,7 @@ export class SparseDotRunner {
         LDX: a.rows,
         OUT_ROWS: xRows,
       });
-      if (a.indptr === 0 && !acc) this.rt.memory.view(a.dtype, out, xRows * n).fill(0 as never);
+      if (a.indptr === 0 && !acc) this.rt.zeroBytes(out, xRows * n * this.rt.itemSize(a.dtype));
       this.#run(op, a, 'dnsCsr', Math.ceil(xRows / rpc), runner, params);
     });
   }
@@ -376,7 +376,7 @@ export class SparseDotRunner {
         OUT_ROWS: xRows,
       });
       if (a.indptr === 0) {
-        if (!acc) this.rt.memory.view(a.dtype, out, xRows * a.rows).fill(0 as never);
+        if (!acc) this.rt.zeroBytes(out, xRows * a.rows * this.rt.itemSize(a.dtype));
         return;
       }
       this.#run(op, a, 'dnsCsrT', Math.ceil(xRows / rpc), runner, params);

@@ -51,7 +51,7 @@ export class Scratch {
       });
     }
     this.#allocs.push([ptr, bytes]);
-    if (zero) new Uint8Array(this.#rt.memory.buffer, ptr, bytes).fill(0);
+    if (zero) this.#rt.zeroBytes(ptr, bytes);
     return { ptr, byteOffset: 0, shape: [...shape], dtype, size };
   }
 

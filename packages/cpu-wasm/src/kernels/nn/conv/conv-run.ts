@@ -275,7 +275,7 @@ export class ConvRunner {
     const count = g.groups * g.mg * d.k;
     if (count === 0) return;
     if (g.n === 0 || d.ns === 0) {
-      if (!accumulate) this.rt.memory.view(t.name, dw, count).fill(0 as never);
+      if (!accumulate) this.rt.zeroBytes(dw, count * t.es);
       return;
     }
     const { kernel, runner, threads, plan } = this.#setup(t, d, weightPlan);
@@ -285,7 +285,7 @@ export class ConvRunner {
       const scratch = alloc(plan.scratch.bytes * threads);
       const acc = alloc(plan.accStride * threads);
       const { nb, xp } = this.#paddedInput(alloc, d, E);
-      this.rt.memory.view(t.name, acc, (plan.accStride * threads) / E).fill(0 as never);
+      this.rt.zeroBytes(acc, plan.accStride * threads);
       const v = this.#params(block);
       writeGeometry(v, d);
       v[S.NCOLS] = plan.ncols;

@@ -182,7 +182,7 @@ export class PoolRunner {
     // Channel-first planes are zeroed by the kernel, plane by plane; channel-last ones interleave.
     let acc = req === OpReq.add;
     if (!acc && g.channelLast) {
-      this.rt.view(dx).fill(0 as never);
+      this.rt.zero(dx);
       acc = true;
     }
     const at = (b: TBlob<number>) => this.rt.address(b);

@@ -43,7 +43,7 @@ function dropout(
     return;
   }
   if (mask.size > 0) {
-    if (a.p >= 1) rt.view(mask).fill(0 as never);
+    if (a.p >= 1) rt.zero(mask);
     else fillBernoulliScaled(rt, op, ctx, mask, 1 - a.p);
   }
   ew.run('_dropout_mul', MUL, {}, [data, mask], r, out, broadcastMask);

@@ -179,7 +179,7 @@ function backward(
   const db = outs[2];
   if (rb !== OpReq.null && db !== undefined && db.size > 0) {
     if (m === 0) {
-      if (rb !== OpReq.add) rt.view(db).fill(0 as never);
+      if (rb !== OpReq.add) rt.zero(db);
     } else {
       const loops = splitLoops(rt, t.name, 'sum');
       loops.cols(rt.address(dy), rt.address(db), 1, m, n, rb === OpReq.add ? 1 : 0);

@@ -47,7 +47,7 @@ function softmaxOutputBackward(
   const dx = outs[0] as Blob;
   checkFloat(op, [og, label, y, dx]);
   const dl = outs[1] as Blob | undefined;
-  if (dl !== undefined && (req[1] ?? OpReq.null) === OpReq.write && dl.size > 0) rt.view(dl).fill(0 as never);
+  if (dl !== undefined && (req[1] ?? OpReq.null) === OpReq.write && dl.size > 0) rt.zero(dl);
   const r = req[0] ?? OpReq.write;
   if (r === OpReq.null || dx.size === 0) return;
   const yv = rt.view(y) as Float32Array | Float64Array;
@@ -141,7 +141,7 @@ function regressionBackward(
   const dx = outs[0] as Blob;
   checkFloat(`_backward_${kind}_reg_out`, [label, y, dx]);
   const dl = outs[1] as Blob | undefined;
-  if (dl !== undefined && (req[1] ?? OpReq.null) === OpReq.write && dl.size > 0) rt.view(dl).fill(0 as never);
+  if (dl !== undefined && (req[1] ?? OpReq.null) === OpReq.write && dl.size > 0) rt.zero(dl);
   const lead = label.shape[0] ?? 1;
   const numOutput = lead === 0 ? 1 : label.size / lead;
   const scale = p.grad_scale / numOutput;

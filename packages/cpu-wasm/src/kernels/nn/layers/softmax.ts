@@ -326,8 +326,7 @@ function backward(
   checkFloat(op, [og, y, dx]);
   if (p.use_length && (req[1] ?? OpReq.null) !== OpReq.null) {
     const dl = outs[1] as Blob;
-    if ((req[1] as OpReqType) !== OpReq.add && dl.size > 0)
-      rt.view(dl).fill((dl.dtype === 'int64' ? 0n : 0) as never);
+    if ((req[1] as OpReqType) !== OpReq.add && dl.size > 0) rt.zero(dl);
   }
   const r = req[0] ?? OpReq.write;
   if (r === OpReq.null || dx.size === 0) return;

@@ -105,7 +105,7 @@ export class NormCall {
   /** Scratch for n values of the data dtype, zero-filled (partial sums start at zero). */
   zeros(n: number): number {
     const p = this.alloc(n * this.sz);
-    this.vdt(p, n).fill(0);
+    this.rt.zeroBytes(p, n * this.sz);
     return p;
   }
 

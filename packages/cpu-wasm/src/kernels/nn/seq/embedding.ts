@@ -149,7 +149,7 @@ export function installEmbedding(registry: OpRegistry, rt: CpuWasmRuntime): void
     const n = d.size;
     const width = a.output_dim;
     const ints = readInts(rt, d);
-    if (r !== OpReq.add) (rt.view(out) as Float32Array).fill(0);
+    if (r !== OpReq.add) rt.zero(out);
     if (n === 0 || width === 0) return;
     const dtype = out.dtype as 'float32' | 'float64';
     if (!rt.features.simd) {

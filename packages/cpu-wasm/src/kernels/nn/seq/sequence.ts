@@ -154,7 +154,7 @@ export function installSequence(registry: OpRegistry, rt: CpuWasmRuntime): void 
     floatView(rt, g, '_backward_SequenceLast', 'output gradient');
     const dst = floatView(rt, out, '_backward_SequenceLast', 'data gradient');
     const src = rt.view(g) as Float32Array;
-    if (r !== OpReq.add) dst.fill(0);
+    if (r !== OpReq.add) rt.zero(out);
     if (T === 0) return;
     for (let b = 0; b < B; b++) {
       const at = row(Math.max((L[b] as number) - 1, 0), b);
