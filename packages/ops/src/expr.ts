@@ -162,6 +162,22 @@ export interface ElementwiseDef {
   ) => readonly (readonly number[])[];
 }
 
+/**
+ * A reduction whose input is an elementwise expression of the op's inputs, evaluated as the
+ * reduction reads it (graph fusion's reduce prologue: `sum(square(a - b), axis=-1)` as one kernel).
+ * All inputs have the reduction input's shape; axes [axis, ndim) are reduced, so each output
+ * element reduces one contiguous row. Backends that compile these register a
+ * `FusedReduceCompiler`; graph passes build such ops only for those backends.
+ */
+export interface FusedReduceDef {
+  /** The reduced value, in terms of the inputs (no params: a fused chain carries constants). */
+  readonly prologue: Expr;
+  readonly reducer: 'sum' | 'mean' | 'max' | 'min';
+  /** First reduced axis (non-negative); every axis from it to the last is reduced. */
+  readonly axis: number;
+  readonly keepdims: boolean;
+}
+
 /** A canonical string for an expression (cache key for compiled kernels). */
 export function exprKey(e: Expr): string {
   switch (e.k) {

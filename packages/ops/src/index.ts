@@ -17,6 +17,7 @@ export {
   type Expr,
   exprKey,
   exprParams,
+  type FusedReduceDef,
   UNARY_FNS,
   type UnaryFn,
 } from './expr.js';
@@ -51,7 +52,7 @@ export {
   type ParamsOf,
   parseParams,
 } from './params.js';
-export { type ElementwiseCompiler, OpRegistry } from './registry.js';
+export { type ElementwiseCompiler, type FusedReduceCompiler, OpRegistry } from './registry.js';
 export {
   ADD_N_STORAGE,
   DENSE_RESULT,
@@ -95,3 +96,4 @@ import { OpRegistry } from './registry.js';
 export function createOpRegistry(): OpRegistry {
   return registerCoreOps(new OpRegistry());
 }
+export { fusedReduceOp, fusedReduceShape } from './fused-reduce.js';

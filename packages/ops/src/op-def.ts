@@ -9,7 +9,7 @@
  * unknown, filled in place, returning whether everything is known; contradictions throw.
  */
 import { type DTypeName, MXNetError, type Shape, shapeToString } from '@mx/base';
-import type { ElementwiseDef } from './expr.js';
+import type { ElementwiseDef, FusedReduceDef } from './expr.js';
 import type { GradientSpec } from './gradient.js';
 import { type ParamSchema, type ParamsOf, parseParams } from './params.js';
 import type { Attrs, Kernel } from './types.js';
@@ -74,6 +74,8 @@ export interface OpDef<S extends ParamSchema = ParamSchema> {
   readonly resourceRequest?: (attrs: ParamsOf<S>) => readonly ResourceRequestKind[];
   /** The op is a SimpleOp: backends compile this expression instead of registering a kernel. */
   readonly elementwise?: ElementwiseDef;
+  /** The op is a fused reduction with an elementwise prologue (graph fusion builds these). */
+  readonly fusedReduce?: FusedReduceDef;
   /**
    * The gradient (MXNet `FGradient`), built from other ops; `'zero'` for ops whose gradient is zero
    * everywhere. Elementwise ops with gradient expressions get one derived (`registry.gradient`).

@@ -17,6 +17,9 @@ import type { Attrs, Kernel } from './types.js';
 /** Builds a kernel for an elementwise op from its expression (a backend's SimpleOp compiler). */
 export type ElementwiseCompiler = (op: Op) => Kernel;
 
+/** Builds a kernel for a fused reduction (`OpDef.fusedReduce`) on one backend. */
+export type FusedReduceCompiler = (op: Op) => Kernel;
+
 /** Closest names by edit distance, for "did you mean" hints. */
 function nearest(name: string, candidates: Iterable<string>, max = 3): string[] {
   const dist = (a: string, b: string): number => {
@@ -49,6 +52,7 @@ export class OpRegistry {
   readonly #ops = new Map<string, Op>();
   readonly #byName = new Map<string, Op>();
   readonly #compilers = new Map<string, ElementwiseCompiler>();
+  readonly #reduceCompilers = new Map<string, FusedReduceCompiler>();
   /** Kernels registered before their op was defined: op name → backend → kernel. */
   readonly #pending = new Map<string, Map<string, Kernel>>();
   readonly #gradients = new Map<Op, GradientSpec | undefined>();
@@ -133,6 +137,16 @@ export class OpRegistry {
     return [...this.#pending].flatMap(([op, m]) => [...m.keys()].map((b) => [op, b] as [string, string]));
   }
 
+  /** Register `backend`'s compiler of fused reductions (graph fusion's reduce prologues). */
+  registerFusedReduceCompiler(backend: string, compiler: FusedReduceCompiler): void {
+    this.#reduceCompilers.set(backend, compiler);
+  }
+
+  /** Whether `backend` compiles fused reductions (graph passes build them only then). */
+  compilesFusedReduce(backend: string): boolean {
+    return this.#reduceCompilers.has(backend);
+  }
+
   /** Register `backend`'s SimpleOp expression compiler. */
   registerElementwiseCompiler(backend: string, compiler: ElementwiseCompiler): void {
     this.#compilers.set(backend, compiler);
@@ -144,6 +158,11 @@ export class OpRegistry {
     if (k !== undefined) return k;
     if (op.def.compositeKernel !== undefined) {
       const built = op.def.compositeKernel((name) => this.kernel(this.get(name), backend));
+      if (built !== undefined) op.kernels.set(backend, built);
+      return built;
+    }
+    if (op.def.fusedReduce !== undefined) {
+      const built = this.#reduceCompilers.get(backend)?.(op);
       if (built !== undefined) op.kernels.set(backend, built);
       return built;
     }
@@ -178,6 +197,7 @@ export class OpRegistry {
   backendsFor(op: Op): string[] {
     const out = new Set(op.kernels.keys());
     if (op.elementwise) for (const b of this.#compilers.keys()) out.add(b);
+    if (op.def.fusedReduce) for (const b of this.#reduceCompilers.keys()) out.add(b);
     if (op.def.compositeKernel) for (const b of this.#compilers.keys()) if (this.kernel(op, b)) out.add(b);
     return [...out].sort();
   }

@@ -6,6 +6,7 @@
  * fused graph without the readback is timed too, to show what the readback costs). (b) `a*b+c`
  * over 16M float32 as one fused kernel (GB/s counting three reads and one write) and unfused
  * (executor with fusion off, and eager), op only: pushed and waited, no readback.
+ * (c) sum((a - b)^2, axis=-1) over [1024, 16384] as one fused reduction, unfused and eager.
  * Our variants are timed in turns (common.ts) and checked against the eager result first.
  */
 import type { Samples } from '@mx/bench-kit';
@@ -318,7 +319,96 @@ async function fmaBench(rt: Runtime, sym: SymbolApi, report: Report): Promise<vo
   for (const t of arrays) t.dispose();
 }
 
+/** tfjs-wasm's sum((a - b)^2, axis -1) over [rows, cols] (op only: its kernels run synchronously). */
+function tfjsSqdiffSum(tf: peers.Tfjs, rows: number, cols: number): peers.Workload {
+  const ts = [1, 2].map((seed) => tf.randomUniform([rows, cols], -1, 1, 'float32', seed));
+  const [a, b] = ts as [(typeof ts)[0], (typeof ts)[0]];
+  return {
+    run: () => tf.tidy(() => tf.sum(tf.squaredDifference(a, b), -1)).dispose(),
+    dispose: () => {
+      for (const t of ts) t.dispose();
+    },
+  };
+}
+
+/**
+ * A reduction with an elementwise prologue: sum((a - b)^2, axis=-1) over [1024, 16384] float32 as
+ * one fused-reduction kernel (reads a and b once, writes the 1,024 row sums), unfused (a fused
+ * square-difference kernel writing 64 MB, then the sum) and eagerly (three kernels); GB/s count the
+ * two 64 MB reads.
+ */
+async function reduceBench(rt: Runtime, sym: SymbolApi, report: Report): Promise<void> {
+  const { nd } = rt;
+  const [rows, cols] = [1024, 16384];
+  const bytes = 2 * 4 * rows * cols;
+  const gbs = (ms: number) => bytes / ms / 1e6;
+  const prefix = 'sqdiff_sum.1024x16384';
+  const arrays = [0, 1].map(() => nd._random_uniform({ shape: [rows, cols], low: -1, high: 1 }));
+  const [a, b] = arrays as [NDArray, NDArray];
+  const eagerRun = () =>
+    nd.scopeSync(() => {
+      a.sub(b).square().sum({ axis: -1 }).waitToReadSync();
+    });
+  const expected = nd.scopeSync(() =>
+    Array.from(a.sub(b).square().sum({ axis: -1 }).dataSync() as Float32Array),
+  );
+  const symbol = sym.sum(sym.square(sym.elemwise_sub(sym.var('a'), sym.var('b'))), { axis: -1 });
+  const graphs = bindBoth(report, prefix, symbol, { a, b }, (out, name) => {
+    const got = out.dataSync() as Float32Array;
+    expected.forEach((w, i) => {
+      if (Math.abs((got[i] as number) - w) > 1e-5 * Math.abs(w)) {
+        throw new Error(`${name}: row ${i} sums to ${got[i]}, eager computed ${w}`);
+      }
+    });
+  });
+  const samples = await timeInterleaved(
+    [
+      { run: eagerRun, dispose: () => {} },
+      ...graphs.map((g) => ({
+        run: () => {
+          g.ex.forward();
+          g.out.waitToReadSync();
+        },
+        dispose: () => {},
+      })),
+    ],
+    { budgetMs: 5000 },
+  );
+  const eager = samples[0] as Samples;
+  const peer = median(await report.timePeer((tf) => tfjsSqdiffSum(tf, rows, cols)));
+  const params = { shape: [rows, cols], dtype: 'float32', bytes, note: 'bytes = 2 reads; op only' };
+  report.add(
+    `${prefix}.eager`,
+    { ...params, kernels: 3 },
+    eager,
+    { rate: { value: gbs(eager.medianMs), unit: 'GB/s' }, extra: { tfjsWasmMs: peer } },
+    `${fmt(eager.medianMs)} ms, ${fmt(gbs(eager.medianMs), 1)} GB/s${peer === undefined ? '' : `; tfjs-wasm ${fmt(peer)} ms`}`,
+  );
+  graphs.forEach((g, i) => {
+    const sm = samples[i + 1] as Samples;
+    report.add(
+      g.name,
+      { ...params, fusion: g.fusion },
+      sm,
+      {
+        rate: { value: gbs(sm.medianMs), unit: 'GB/s' },
+        extra: {
+          eagerMs: eager.medianMs,
+          graphOverEager: sm.medianMs / eager.medianMs,
+          tfjsWasmMs: peer,
+          tfjsWasmOverGraph: peer === undefined ? undefined : peer / sm.medianMs,
+          ...g.stats,
+        },
+      },
+      `${fmt(sm.medianMs)} ms, ${fmt(gbs(sm.medianMs), 1)} GB/s; ${fmt(sm.medianMs / eager.medianMs)}x eager${peer === undefined ? '' : `; tfjs-wasm ${fmt(peer / sm.medianMs)}x slower`}; ${statsText(g.stats)}`,
+    );
+  });
+  for (const g of graphs) g.ex.dispose();
+  for (const t of arrays) t.dispose();
+}
+
 export async function elementwiseBench(rt: Runtime, sym: SymbolApi, report: Report): Promise<void> {
   if (want('softmax')) await softmaxBench(rt, sym, report);
   if (want('fma')) await fmaBench(rt, sym, report);
+  if (want('reduce')) await reduceBench(rt, sym, report);
 }

@@ -2,10 +2,10 @@
  * Graph-layer benchmarks of @mx/symbol (`pnpm bench`), on cpu-wasm against the eager path and
  * TensorFlow.js (wasm backend, from npm) in the same process: (1) training steps of train.ts's MLP
  * and LeNet through an Executor (and CachedOp when built), (2) softmax from elementwise ops and the
- * fused `a*b+c`, (3) per-node overhead of a 10,000-node chain, (4) the memory plan of the ResNet-50
+ * fused `a*b+c` and sum((a - b)^2) (a reduction with its prologue), (3) per-node overhead of a 10,000-node chain, (4) the memory plan of the ResNet-50
  * training graph at batch 32. They import the built packages (dist), as the other benches do.
  *
- * `MX_BENCH_ONLY=mlp,lenet,softmax,fma,chain,resnet50` selects workloads; `MX_BENCH_PEERS=0` skips
+ * `MX_BENCH_ONLY=mlp,lenet,softmax,fma,reduce,chain,resnet50` selects workloads; `MX_BENCH_PEERS=0` skips
  * the peers. Nothing here needs a GPU. The JSON report goes to bench-results/symbol.json.
  */
 import { Env } from '@mx/base';
@@ -19,7 +19,7 @@ import { memoryBench } from './memory.js';
 import { overheadBench } from './overhead.js';
 import { trainBench } from './train-step.js';
 
-const WORKLOADS = ['mlp', 'lenet', 'softmax', 'fma', 'chain', 'resnet50'];
+const WORKLOADS = ['mlp', 'lenet', 'softmax', 'fma', 'reduce', 'chain', 'resnet50'];
 const unknown = selected.filter((k) => !WORKLOADS.includes(k));
 if (unknown.length > 0)
   console.log(`MX_BENCH_ONLY: unknown ${unknown.join(', ')} (workloads: ${WORKLOADS.join(', ')})`);

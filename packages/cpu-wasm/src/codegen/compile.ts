@@ -54,7 +54,7 @@ export function rowsPerChunk(cols: number): number {
 
 /** Whether a compiled module imports nothing but memory (workers instantiate it with the memory alone). */
 const importFree = new WeakMap<WebAssembly.Module, boolean>();
-function canSplit(k: CompiledKernel, entry: 'runChunk' | 'run2dChunk'): boolean {
+export function canSplit(k: CompiledKernel, entry: string): boolean {
   if (typeof k.exports[entry] !== 'function') return false;
   let ok = importFree.get(k.module);
   if (ok === undefined) {

@@ -20,6 +20,7 @@
  * where the module has a SIMD body (the scalar tail runs the SIMD code on lane 0); sin or pow do.
  * The inner loop is 128-bit SIMD unrolled up to 4x (16M float32 adds run at memory speed), then
  * single vectors, then a scalar tail. Scalar params arrive as f64 and are converted once.
+ * reduce-module.ts reuses the body emitters (exported here) for reductions with this prologue.
  */
 import {
   F64,
@@ -52,10 +53,10 @@ export interface KernelSpec {
 }
 
 /** Thrown while building without imports when the expression needs one (the build is redone with them). */
-class NeedsImports extends Error {}
+export class NeedsImports extends Error {}
 
 /** Module-wide state: imports and SIMD math helpers, each added once. */
-class ModuleCtx {
+export class ModuleCtx {
   readonly mb = new ModuleBuilder();
   readonly #imports = new Map<string, number>();
   readonly #vmath = new Map<string, number>();
@@ -100,7 +101,7 @@ class ModuleCtx {
  * speed; an inlined exp gains ~25% over one vector per iteration from the overlap of independent
  * polynomial chains), 2 for medium ones, 1 for large fused expressions (register pressure).
  */
-function unrollOf(tree: TNode): number {
+export function unrollOf(tree: TNode): number {
   let nodes = 0;
   walk(tree, () => {
     nodes++;
@@ -108,7 +109,7 @@ function unrollOf(tree: TNode): number {
   return nodes <= 12 ? 4 : nodes <= 24 ? 2 : 1;
 }
 
-interface Body {
+export interface Body {
   readonly g: Gen;
   readonly spec: KernelSpec;
   /** Param locals by `name|kind`, scalar and splat. */
@@ -121,7 +122,7 @@ interface Body {
  * vector before its parent, so independent chains interleave and exp checks its range once for the
  * group (vmath.ts). Vector bodies have one kind throughout (no conversions).
  */
-function evalVectors(b: Body, n: TNode, ins: readonly (readonly number[])[]): number[] {
+export function evalVectors(b: Body, n: TNode, ins: readonly (readonly number[])[]): number[] {
   const f = b.g.f;
   const e = n.e;
   const kind = n.kind;
@@ -200,7 +201,7 @@ function evalNode(b: Body, n: TNode, ins: readonly number[]): number {
   return l;
 }
 
-function evalAs(b: Body, n: TNode, kind: Kind, ins: readonly number[]): number {
+export function evalAs(b: Body, n: TNode, kind: Kind, ins: readonly number[]): number {
   const l = evalNode(b, n, ins);
   if (n.kind === kind) return l;
   const f = b.g.f;
@@ -329,7 +330,7 @@ function paramPrologue(b: Body, firstParam: number, vecOk: boolean): void {
   });
 }
 
-function newBody(ctx: ModuleCtx, spec: KernelSpec, f: FunctionBuilder): Body {
+export function newBody(ctx: ModuleCtx, spec: KernelSpec, f: FunctionBuilder): Body {
   return { g: ctx.gen(f), spec, sParams: new Map(), vParams: new Map() };
 }
 

@@ -16,7 +16,16 @@
  * name says what it computes (`_fused_broadcast_sub_exp`), cached per expression within one pass.
  */
 import { type DTypeName, MXNetError, type Shape } from '@mx/base';
-import { E, type ElementwiseDef, type Expr, exprKey, Op, substituteExpr } from '@mx/ops';
+import {
+  E,
+  type ElementwiseDef,
+  type Expr,
+  exprKey,
+  type FusedReduceDef,
+  fusedReduceOp,
+  Op,
+  substituteExpr,
+} from '@mx/ops';
 import type { IndexedGraph } from '../indexed.js';
 import { entry, GraphNode, type NodeEntry } from '../node.js';
 
@@ -31,6 +40,13 @@ export interface FuseOptions {
   readonly maxOps?: number;
   /** Largest composed expression, in expression nodes, duplicated reads included; default 256. */
   readonly maxExprSize?: number;
+  /**
+   * Also fold elementwise producers into the `sum`, `mean`, `max` or `min` reading them, when the
+   * reduction is over trailing axes and every leaf has the reduction input's shape (a fused
+   * reduction op, `OpDef.fusedReduce`). Only for backends that compile those
+   * (`registry.compilesFusedReduce`); default false.
+   */
+  readonly reducePrologue?: boolean;
 }
 
 export interface FuseResult {
@@ -140,6 +156,27 @@ function uses(e: Expr, i: number): number {
 
 type INode = IndexedGraph['nodes'][number];
 
+const REDUCERS: Readonly<Record<string, FusedReduceDef['reducer']>> = {
+  sum: 'sum',
+  mean: 'mean',
+  max: 'max',
+  min: 'min',
+};
+
+/**
+ * The first reduced axis when a reduction's axes (MXNet's `axis`, null or () for all; `exclude`
+ * false) are exactly the trailing [k, ndim); undefined otherwise.
+ */
+function trailingAxis(ndim: number, axis: readonly number[] | null | undefined): number | undefined {
+  if (ndim === 0) return undefined;
+  if (axis === null || axis === undefined || axis.length === 0) return 0;
+  const set = new Set(axis.map((a) => (a < 0 ? a + ndim : a)));
+  if ([...set].some((a) => a < 0 || a >= ndim)) return undefined;
+  const k = ndim - set.size;
+  for (let a = k; a < ndim; a++) if (!set.has(a)) return undefined;
+  return k;
+}
+
 /**
  * Fuse elementwise chains of `idx`. A group is a tree: a root (an elementwise node whose value
  * something else needs) and producers computed inside its kernel — each fusable, with exactly one
@@ -158,6 +195,21 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
   };
   for (const n of idx.nodes) for (const e of n.inputs) read(idx.entryId(e.nodeId, e.index));
   for (const o of idx.outputs) read(idx.entryId(o.nodeId, o.index));
+  // Readers that use only the entry's shape (`ignoreInputs`: `_backward_sum` reads its data input
+  // for the shape): a reduction's prologue may absorb an entry they read, handing them a leaf of the
+  // same shape and dtype instead.
+  const shapeOnly = new Int32Array(idx.numNodeEntries);
+  for (const n of idx.nodes) {
+    const op = n.node.op;
+    if (op === null) continue;
+    for (const i of op.ignoreInputs(n.node.parsed)) {
+      const e = n.inputs[i];
+      if (e !== undefined) {
+        const id = idx.entryId(e.nodeId, e.index);
+        shapeOnly[id] = (shapeOnly[id] as number) + 1;
+      }
+    }
+  }
 
   const fusable = new Uint8Array(nNodes);
   for (let nid = 0; nid < nNodes; nid++) if (isFusable(node(nid).node, idx, nid, opts)) fusable[nid] = 1;
@@ -206,26 +258,68 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
     }
   }
 
+  // Reductions taking their producer's kernel as prologue: producer → reduction node.
+  const isMember = (root: number, id: number): boolean => id === root || (group[id] === root && root >= 0);
+  const leafEntries = (root: number): INode['inputs'][number][] => {
+    const out: INode['inputs'][number][] = [];
+    const stack = [root];
+    while (stack.length > 0) {
+      const m = stack.pop() as number;
+      for (const e of node(m).inputs) {
+        if (isMember(root, e.nodeId) && e.nodeId !== m) stack.push(e.nodeId);
+        else out.push(e);
+      }
+    }
+    return out;
+  };
+  const intoReduce = new Int32Array(nNodes).fill(-1);
+  /** Absorbed producer → the leaf entry its shape-only readers get instead. */
+  const standIn = new Map<number, INode['inputs'][number]>();
+  const reduceOf = new Map<
+    number,
+    { p: number; axis: number; keepdims: boolean; reducer: FusedReduceDef['reducer'] }
+  >();
+  if (opts.reducePrologue) {
+    for (let nid = 0; nid < nNodes; nid++) {
+      const n = node(nid);
+      const reducer = n.node.op === null ? undefined : REDUCERS[n.node.op.name];
+      if (reducer === undefined || n.inputs.length !== 1 || n.node.controlDeps.length > 0) continue;
+      const e = n.inputs[0] as INode['inputs'][number];
+      const p = e.nodeId;
+      const pe = idx.entryId(p, e.index);
+      const real = (readers[pe] as number) - (shapeOnly[pe] as number);
+      if (!fusable[p] || real !== 1 || (group[p] !== -1 && group[p] !== p)) continue;
+      const inShape = opts.shapes[pe] as Shape;
+      const attrs = n.node.parsed as { axis?: number[] | null; keepdims?: boolean; exclude?: boolean };
+      if (attrs.exclude === true) continue;
+      const axis = trailingAxis(inShape.length, attrs.axis);
+      if (axis === undefined) continue;
+      const leafList = leafEntries(p);
+      const same = leafList.every((le) => {
+        const s = opts.shapes[idx.entryId(le.nodeId, le.index)] as Shape;
+        return s.length === inShape.length && s.every((d, i) => d === inShape[i]);
+      });
+      if (!same) continue;
+      intoReduce[p] = nid;
+      reduceOf.set(nid, { p, axis, keepdims: attrs.keepdims === true, reducer });
+      standIn.set(p, leafList[0] as INode['inputs'][number]);
+    }
+  }
+
   const rebuilt = new Array<GraphNode | undefined>(nNodes);
   const ops = new Map<string, Op>();
   let fusedNodes = 0;
   let fusedOps = 0;
-  const newEntry = (nodeId: number, index: number, version: number): NodeEntry =>
-    entry(rebuilt[nodeId] as GraphNode, index, version);
+  const newEntry = (nodeId: number, index: number, version: number): NodeEntry => {
+    const leaf = standIn.get(nodeId);
+    if (leaf !== undefined && rebuilt[nodeId] === undefined) {
+      return entry(rebuilt[leaf.nodeId] as GraphNode, leaf.index, leaf.version);
+    }
+    return entry(rebuilt[nodeId] as GraphNode, index, version);
+  };
 
-  for (let nid = 0; nid < nNodes; nid++) {
-    const n = node(nid);
-    const r = group[nid] as number;
-    if (r >= 0 && r !== nid) continue; // computed inside its root's expression
-    if (n.node.op === null) {
-      rebuilt[nid] = n.node;
-      continue;
-    }
-    if (r !== nid) {
-      rebuilt[nid] = rebuildNode(n.node, n.inputs, n.controlDeps);
-      continue;
-    }
-    // The root of a group: compose its expression over the group's leaf entries.
+  /** The composed expression of the group rooted at `root` over its leaf entries. */
+  const compose = (root: number) => {
     const leaves: NodeEntry[] = [];
     const leafIds: number[] = [];
     const leafIndex = new Map<number, number>();
@@ -240,7 +334,7 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
       const param = (name: string) => paramConst(m.node.parsed, name, op.name);
       const input = (i: number): Expr => {
         const e = m.inputs[i] as INode['inputs'][number];
-        if (group[e.nodeId] === nid) return build(e.nodeId);
+        if (e.nodeId !== id && isMember(root, e.nodeId)) return build(e.nodeId);
         const eid = idx.entryId(e.nodeId, e.index);
         let k = leafIndex.get(eid);
         if (k === undefined) {
@@ -253,7 +347,51 @@ export function fuseElementwise(idx: IndexedGraph, opts: FuseOptions): FuseResul
       };
       return substituteExpr(def.forward, { input, param });
     };
-    const expr = build(nid);
+    const expr = build(root);
+    return { expr, leaves, leafIds, names, broadcast };
+  };
+
+  for (let nid = 0; nid < nNodes; nid++) {
+    const n = node(nid);
+    const r = group[nid] as number;
+    if (r >= 0 && r !== nid) continue; // computed inside its root's expression
+    if ((intoReduce[nid] as number) >= 0) continue; // computed inside a reduction's prologue
+    if (n.node.op === null) {
+      rebuilt[nid] = n.node;
+      continue;
+    }
+    const red = reduceOf.get(nid);
+    if (red !== undefined) {
+      const { expr, leaves, names } = compose(red.p);
+      const def: FusedReduceDef = {
+        prologue: expr,
+        reducer: red.reducer,
+        axis: red.axis,
+        keepdims: red.keepdims,
+      };
+      const key = `r${leaves.length}:${red.reducer}:${red.axis}:${red.keepdims}:${exprKey(expr)}`;
+      let op = ops.get(key);
+      if (op === undefined) {
+        op = fusedReduceOp(
+          `_fused_${red.reducer}_${names.reverse().join('_')}`.slice(0, 120),
+          def,
+          leaves.length,
+        );
+        ops.set(key, op);
+      }
+      rebuilt[nid] = GraphNode.create(op, `${n.node.name}_fused`, {}, leaves);
+      fusedNodes++;
+      fusedOps += 1 + (group[red.p] === red.p ? (members[red.p] as number) : 1);
+      continue;
+    }
+    if (r !== nid) {
+      rebuilt[nid] = rebuildNode(n.node, n.inputs, n.controlDeps);
+      continue;
+    }
+    // The root of a group: compose its expression over the group's leaf entries.
+    const composed = compose(nid);
+    const { expr, leaves, leafIds, names } = composed;
+    let broadcast = composed.broadcast;
     const outShape = opts.shapes[idx.entryId(nid, 0)] as Shape;
     for (const lid of leafIds) {
       const s = opts.shapes[lid] as Shape;

@@ -111,12 +111,20 @@ export function compileSignature(
   argOf.forEach((a, i) => {
     if (a >= 0 && needsGrad?.[i] === true) reqs[a] = 'write';
   });
-  const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, 'CachedOp', {
-    vars: stypes,
-  });
+  const ctx = (inputs[0] as NDArray).ctx;
+  const compiled = compileGraph(
+    rt.registry,
+    layout,
+    reqs,
+    known,
+    fwd,
+    settings,
+    'CachedOp',
+    { vars: stypes },
+    rt.backendFor(ctx).name,
+  );
   const { bound } = compiled;
   const full = bound.idx;
-  const ctx = (inputs[0] as NDArray).ctx;
   let storage: GraphStorage | undefined;
   if (compiled.mayBeSparse) {
     for (const nid of bound.headGradNodes) if (nid >= 0) stypes.set(nid, 'default');

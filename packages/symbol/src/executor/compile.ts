@@ -39,6 +39,8 @@ export interface KnownStorage {
 /**
  * Build, infer and (with `settings.fusion`) fuse the graph computing the symbol's outputs and the
  * gradients `reqs` ask for. `fwd` is the forward inference from `known`; errors carry `op`.
+ * Reductions take their elementwise producers as prologue when `backend` compiles fused
+ * reductions (`registry.compilesFusedReduce`).
  */
 export function compileGraph(
   registry: OpRegistry,
@@ -49,13 +51,15 @@ export function compileGraph(
   settings: GraphSettings,
   op = 'bind',
   storage?: KnownStorage,
+  backend?: string,
 ): CompiledGraph {
   const bound = buildBoundGraph(registry, layout, reqs, settings.aggregateCap);
   const types = inferBound(layout, bound, known, fwd, op);
   const sparse =
     storage !== undefined && (storage.boundSparse === true || mayBeSparse(bound.idx, storage.vars));
   if (!settings.fusion || sparse) return { bound, types, fusedNodes: 0, fusedOps: 0, mayBeSparse: sparse };
-  return { ...fuseBound(registry, bound, types, layout.symbol.outputs.length), mayBeSparse: false };
+  const reduce = backend !== undefined && registry.compilesFusedReduce(backend);
+  return { ...fuseBound(registry, bound, types, layout.symbol.outputs.length, reduce), mayBeSparse: false };
 }
 
 /** Memory plan of a compiled graph: `external` op outputs (bound gradient arrays) are not planned. */

@@ -63,6 +63,7 @@ export function fuseBound(
   bound: BoundGraph,
   types: EntryTypes,
   numOutputs: number,
+  reducePrologue = false,
 ): FusedBound {
   const idx = bound.idx;
   const n = idx.nodes.length;
@@ -112,7 +113,7 @@ export function fuseBound(
     work = new IndexedGraph(sm.outputs);
     wt = transfer(work, origins(work));
   }
-  const res = fuseElementwise(work, { shapes: wt.shapes, dtypes: wt.dtypes });
+  const res = fuseElementwise(work, { shapes: wt.shapes, dtypes: wt.dtypes, reducePrologue });
   if (res.fusedNodes === 0 && sm.rewritten === 0) return { bound, types, fusedNodes: 0, fusedOps: 0 };
 
   const fused = new IndexedGraph(res.outputs);

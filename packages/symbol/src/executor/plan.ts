@@ -17,6 +17,11 @@ import { graphSettings } from './settings.js';
 export interface PlanBindOptions extends Pick<SimpleBindOptions, 'shapes' | 'dtypes' | 'gradReq' | 'fusion'> {
   /** Settings (MXNET_EXEC_*, MXNET_USE_FUSION); default no variables set (MXNet's defaults). */
   readonly env?: Env;
+  /**
+   * The backend the bind would run on (e.g. `'cpu-wasm'`): fusion then also folds elementwise
+   * producers into reductions where that backend compiles them, as its executor would. Default none.
+   */
+  readonly backend?: string;
 }
 
 /** The memory figures of a bind (bytes). */
@@ -72,7 +77,17 @@ export function planBind(registry: OpRegistry, symbol: SymbolLike, options: Plan
     if (reqs[i] !== 'null') gradBytes += b;
   });
   for (const n of layout.auxNodes) auxBytes += note(n);
-  const compiled = compileGraph(registry, layout, reqs, known, types, settings, 'planBind');
+  const compiled = compileGraph(
+    registry,
+    layout,
+    reqs,
+    known,
+    types,
+    settings,
+    'planBind',
+    undefined,
+    options.backend,
+  );
   const gradOut = new Set(compiled.bound.gradEntries.filter((e) => e >= 0));
   const { plan, idx: full } = planGraph(compiled, settings, gradOut);
   return {
