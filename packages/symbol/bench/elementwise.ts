@@ -225,6 +225,23 @@ async function softmaxBench(rt: Runtime, sym: SymbolApi, report: Report): Promis
   x.dispose();
 }
 
+/** Time the eager run and each bound graph's forward (pushed and waited, no readback), in turns. */
+function timeOpOnly(eagerRun: () => void, graphs: readonly Bound[]): Promise<Samples[]> {
+  return timeInterleaved(
+    [
+      { run: eagerRun, dispose: () => {} },
+      ...graphs.map((g) => ({
+        run: () => {
+          g.ex.forward();
+          g.out.waitToReadSync();
+        },
+        dispose: () => {},
+      })),
+    ],
+    { budgetMs: 5000 },
+  );
+}
+
 async function fmaBench(rt: Runtime, sym: SymbolApi, report: Report): Promise<void> {
   const { nd } = rt;
   const n = 1 << 24;
@@ -251,19 +268,7 @@ async function fmaBench(rt: Runtime, sym: SymbolApi, report: Report): Promise<vo
     nd.scopeSync(() => {
       a.mul(b).add(c).waitToReadSync();
     });
-  const samples = await timeInterleaved(
-    [
-      { run: eagerRun, dispose: () => {} },
-      ...graphs.map((g) => ({
-        run: () => {
-          g.ex.forward();
-          g.out.waitToReadSync();
-        },
-        dispose: () => {},
-      })),
-    ],
-    { budgetMs: 5000 },
-  );
+  const samples = await timeOpOnly(eagerRun, graphs);
   const eager = samples[0] as Samples;
   let peer: number | undefined;
   let peerNote: string | undefined;
@@ -361,19 +366,7 @@ async function reduceBench(rt: Runtime, sym: SymbolApi, report: Report): Promise
       }
     });
   });
-  const samples = await timeInterleaved(
-    [
-      { run: eagerRun, dispose: () => {} },
-      ...graphs.map((g) => ({
-        run: () => {
-          g.ex.forward();
-          g.out.waitToReadSync();
-        },
-        dispose: () => {},
-      })),
-    ],
-    { budgetMs: 5000 },
-  );
+  const samples = await timeOpOnly(eagerRun, graphs);
   const eager = samples[0] as Samples;
   const peer = median(await report.timePeer((tf) => tfjsSqdiffSum(tf, rows, cols)));
   const params = { shape: [rows, cols], dtype: 'float32', bytes, note: 'bytes = 2 reads; op only' };

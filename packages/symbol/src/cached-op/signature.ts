@@ -112,17 +112,11 @@ export function compileSignature(
     if (a >= 0 && needsGrad?.[i] === true) reqs[a] = 'write';
   });
   const ctx = (inputs[0] as NDArray).ctx;
-  const compiled = compileGraph(
-    rt.registry,
-    layout,
-    reqs,
-    known,
-    fwd,
-    settings,
-    'CachedOp',
-    { vars: stypes },
-    rt.backendFor(ctx).name,
-  );
+  const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, {
+    op: 'CachedOp',
+    storage: { vars: stypes },
+    backend: rt.backendFor(ctx).name,
+  });
   const { bound } = compiled;
   const full = bound.idx;
   let storage: GraphStorage | undefined;

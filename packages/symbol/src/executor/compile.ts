@@ -38,8 +38,8 @@ export interface KnownStorage {
 
 /**
  * Build, infer and (with `settings.fusion`) fuse the graph computing the symbol's outputs and the
- * gradients `reqs` ask for. `fwd` is the forward inference from `known`; errors carry `op`.
- * Reductions take their elementwise producers as prologue when `backend` compiles fused
+ * gradients `reqs` ask for. `fwd` is the forward inference from `known`; errors carry `where.op`.
+ * Reductions take their elementwise producers as prologue when `where.backend` compiles fused
  * reductions (`registry.compilesFusedReduce`).
  */
 export function compileGraph(
@@ -49,10 +49,9 @@ export function compileGraph(
   known: KnownVars,
   fwd: EntryTypes,
   settings: GraphSettings,
-  op = 'bind',
-  storage?: KnownStorage,
-  backend?: string,
+  where: { readonly op?: string; readonly storage?: KnownStorage; readonly backend?: string } = {},
 ): CompiledGraph {
+  const { op = 'bind', storage, backend } = where;
   const bound = buildBoundGraph(registry, layout, reqs, settings.aggregateCap);
   const types = inferBound(layout, bound, known, fwd, op);
   const sparse =

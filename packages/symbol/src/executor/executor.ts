@@ -116,17 +116,10 @@ export function createExecutor(s: BindState): Executor {
     const alloc = s.allocGrads === true;
     const reqs = s.reqs.map((r, i) => (s.grads[i] === undefined && !alloc ? 'null' : r));
     const boundSparse = !alloc && s.grads.some((g) => g !== undefined && g.stype !== 'default');
-    const compiled = compileGraph(
-      rt.registry,
-      layout,
-      reqs,
-      known,
-      fwd,
-      settings,
-      'bind',
-      { vars: stypes, boundSparse },
-      rt.backendFor(s.ctx).name,
-    );
+    const compiled = compileGraph(rt.registry, layout, reqs, known, fwd, settings, {
+      storage: { vars: stypes, boundSparse },
+      backend: rt.backendFor(s.ctx).name,
+    });
     const { bound, types } = compiled;
     const full = bound.idx;
     let storage: GraphStorage | undefined;

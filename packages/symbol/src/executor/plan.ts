@@ -77,17 +77,10 @@ export function planBind(registry: OpRegistry, symbol: SymbolLike, options: Plan
     if (reqs[i] !== 'null') gradBytes += b;
   });
   for (const n of layout.auxNodes) auxBytes += note(n);
-  const compiled = compileGraph(
-    registry,
-    layout,
-    reqs,
-    known,
-    types,
-    settings,
-    'planBind',
-    undefined,
-    options.backend,
-  );
+  const compiled = compileGraph(registry, layout, reqs, known, types, settings, {
+    op: 'planBind',
+    backend: options.backend,
+  });
   const gradOut = new Set(compiled.bound.gradEntries.filter((e) => e >= 0));
   const { plan, idx: full } = planGraph(compiled, settings, gradOut);
   return {
