@@ -39,7 +39,9 @@ const result = (r: Run) => JSON.parse(/RESULT (\{.*\})/.exec(r.out)?.[1] ?? 'nul
 
 describe('dist_async over ZeroMQ with a worker restarted', () => {
   it('the restarted worker rejoins as the dead one and training goes on', async () => {
-    const port = await findFreePort();
+    // A port range of this file's own: e2e files run concurrently, and two jobs that found the same
+    // free port before either scheduler bound it would join one scheduler and hang.
+    const port = await findFreePort(41400, 41600);
     const env = (role: string) => ({
       DMLC_ROLE: role,
       DMLC_PS_ROOT_URI: '127.0.0.1',

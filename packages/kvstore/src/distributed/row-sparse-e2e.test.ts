@@ -27,7 +27,9 @@ describe('row_sparse keys of dist_sync over ZeroMQ (real processes)', () => {
       numWorkers: 2,
       numServers: 2,
       command: [process.execPath, SCRIPT],
-      rootPort: await findFreePort(),
+      // A port range of this file's own: e2e files run concurrently, and two jobs that found the same
+      // free port before either scheduler bound it would join one scheduler and hang.
+      rootPort: await findFreePort(41200, 41400),
       env: [
         ['MXNET_KVSTORE_BIGARRAY_BOUND', '8'],
         ['ROW_SPARSE_CASE', String(CASE)],

@@ -33,7 +33,9 @@ async function runJob(
     numWorkers,
     numServers,
     command: [process.execPath, SCRIPT],
-    rootPort: await findFreePort(),
+    // A port range of this file's own: e2e files run concurrently, and two jobs that found the same
+    // free port before either scheduler bound it would join one scheduler and hang.
+    rootPort: await findFreePort(41000, 41200),
     env: [
       ['MXNET_KVSTORE_BIGARRAY_BOUND', '100'],
       ['PS_HEARTBEAT_TIMEOUT', '20'],
