@@ -44,6 +44,8 @@ export class CpuWasmRuntime {
   readonly memory: WasmMemory;
   readonly features: WasmFeatures;
   readonly #cache = new Map<string, CompiledKernel>();
+  /** The memory.fill function behind zeroBytes (built on first use). */
+  #zero: ((addr: number, bytes: number) => void) | undefined;
   /** Worker pool, when threads are enabled and available (created on first large kernel). */
   threads: KernelThreads | null = null;
   /** Worker threads to use besides the caller (undefined: hardware threads - 1; 0: none). */
@@ -111,12 +113,14 @@ export class CpuWasmRuntime {
    */
   zeroBytes(addr: number, bytes: number): void {
     if (bytes <= 0) return;
-    const fill = this.kernel('runtime-memory-fill', () => {
-      const f = new FunctionBuilder([I32, I32]);
-      f.get(0).i32Const(0).get(1).op('memory.fill');
-      return new ModuleBuilder().importMemory(this.memoryImport()).addFunctionChain(f, 'zero');
-    }).exports.zero as (addr: number, bytes: number) => void;
-    fill(addr, bytes);
+    if (this.#zero === undefined) {
+      this.#zero = this.kernel('runtime-memory-fill', () => {
+        const f = new FunctionBuilder([I32, I32]);
+        f.get(0).i32Const(0).get(1).op('memory.fill');
+        return new ModuleBuilder().importMemory(this.memoryImport()).addFunctionChain(f, 'zero');
+      }).exports.zero as (addr: number, bytes: number) => void;
+    }
+    this.#zero(addr, bytes);
   }
 
   /** Zero a blob's elements (see {@link zeroBytes}). */

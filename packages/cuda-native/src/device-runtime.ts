@@ -17,7 +17,7 @@ import type { CudaAddon, CudaDeviceInfo } from './addon.js';
 import type { CudaSource, KernelArg } from './cuda-c.js';
 import { cudaError, isSticky } from './errors.js';
 import type { KernelCompiler } from './nvrtc.js';
-import { type CudaRuntime, type Dim3, type GemmCall, packArgs } from './runtime.js';
+import { type CudaRuntime, type Dim3, type GemmCall, gemmOperands, packArgs } from './runtime.js';
 
 /** cudaDataType of each GEMM dtype (library_types.h). */
 const DATA_TYPE: Readonly<Record<string, number>> = { float32: 0, float64: 1, float16: 2, bfloat16: 14 };
@@ -148,30 +148,7 @@ export class DeviceRuntime implements CudaRuntime {
         : this.#tf32 && g.dtype === 'float32'
           ? COMPUTE_32F_TF32
           : COMPUTE_32F;
-    this.call(() =>
-      this.#addon.gemm(
-        this.device,
-        g.transA ? 1 : 0,
-        g.transB ? 1 : 0,
-        g.m,
-        g.n,
-        g.k,
-        g.alpha,
-        g.a,
-        g.lda,
-        g.strideA,
-        g.b,
-        g.ldb,
-        g.strideB,
-        g.beta,
-        g.c,
-        g.ldc,
-        g.strideC,
-        g.batch,
-        dataType,
-        compute,
-      ),
-    );
+    this.call(() => this.#addon.gemm(this.device, ...gemmOperands(g), dataType, compute));
   }
 
   memset(ptr: number, value: number, bytes: number): void {

@@ -36,6 +36,57 @@ export interface GemmCall {
   readonly dtype: DTypeName;
 }
 
+/** A GEMM's operands in cublasGemmStridedBatchedEx order (see {@link gemmOperands}). */
+export type GemmOperands = [
+  transA: number,
+  transB: number,
+  m: number,
+  n: number,
+  k: number,
+  alpha: number,
+  a: number,
+  lda: number,
+  strideA: number,
+  b: number,
+  ldb: number,
+  strideB: number,
+  beta: number,
+  c: number,
+  ldc: number,
+  strideC: number,
+  batch: number,
+];
+
+/**
+ * A GEMM's operands in cublasGemmStridedBatchedEx order (transA, transB, m, n, k, alpha, a, lda,
+ * strideA, b, ldb, strideB, beta, c, ldc, strideC, batch): the addon's argument list and the host
+ * emulation's command record both follow it, so the order is written once.
+ */
+export function gemmOperands(g: GemmCall): GemmOperands {
+  return [
+    g.transA ? 1 : 0,
+    g.transB ? 1 : 0,
+    g.m,
+    g.n,
+    g.k,
+    g.alpha,
+    g.a,
+    g.lda,
+    g.strideA,
+    g.b,
+    g.ldb,
+    g.strideB,
+    g.beta,
+    g.c,
+    g.ldc,
+    g.strideC,
+    g.batch,
+  ];
+}
+
+/** Positions of the floating-point operands (alpha, beta) in {@link gemmOperands}. */
+export const GEMM_FLOAT_OPERANDS: readonly number[] = [5, 12];
+
 export type Dim3 = readonly [number, number?, number?];
 
 export interface CudaRuntime {

@@ -214,5 +214,12 @@ describe('fused reductions on cpu-wasm', () => {
     expect(() => h.run(name, [rand([2, 3], 'float32', 1), rand([2, 4], 'float32', 2)])).toThrow(
       /must share one shape/,
     );
+    const empty: HostArray = { shape: [2, 0], dtype: 'float32', data: [] };
+    expect(() => h.run(define(E.input(0), 1, 'max', 1), [empty])).toThrow(
+      /max of an empty axis has no identity/,
+    );
+    expect(Array.from(h.run(define(E.input(0), 1, 'sum', 1), [empty])[0]?.data as Float32Array)).toEqual([
+      0, 0,
+    ]);
   });
 });

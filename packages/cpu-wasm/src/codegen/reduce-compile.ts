@@ -60,6 +60,13 @@ export function compileFusedReduce(rt: CpuWasmRuntime, op: Op): Kernel {
       }
       const rows = first.shape.slice(0, def.axis).reduce((a, b) => a * b, 1);
       const len = first.shape.slice(def.axis).reduce((a, b) => a * b, 1);
+      if (len === 0 && reducer !== 'sum') {
+        throw new MXNetError(`${def.reducer} of an empty axis has no identity`, {
+          op: op.name,
+          shapes: [first.shape],
+          hint: 'reduce over a non-empty axis',
+        });
+      }
       const kind = KIND[dtype];
       const compiled = rt.kernel(
         `fred|${key}|${kind}|${reducer}`,
@@ -82,13 +89,6 @@ export function compileFusedReduce(rt: CpuWasmRuntime, op: Op): Kernel {
       );
       const ptrs = [rt.address(out), ...inputs.map((b) => rt.address(b))];
       const mode = r === OpReq.add ? 1 : 0;
-      if (len === 0 && reducer !== 'sum') {
-        throw new MXNetError(`${def.reducer} of an empty axis has no identity`, {
-          op: op.name,
-          shapes: [first.shape],
-          hint: 'reduce over a non-empty axis',
-        });
-      }
       const scale = def.reducer === 'mean' ? 1 / len : 1;
       const per = Math.max(1, Math.ceil(CHUNK_ELEMS / Math.max(1, len)));
       const chunks = Math.ceil(rows / per);

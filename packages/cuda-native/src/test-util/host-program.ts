@@ -8,7 +8,7 @@
  * "reverse") so such a kernel shows up as a mismatch between the two orders.
  */
 import type { CudaSource, KernelArg } from '../cuda-c.js';
-import { type GemmCall, packArgs, signatureOf } from '../runtime.js';
+import { GEMM_FLOAT_OPERANDS, type GemmCall, gemmOperands, packArgs, signatureOf } from '../runtime.js';
 import { HOST_PRELUDE } from './host-prelude.js';
 
 /** Where the replay program maps its arena: device addresses are real host addresses. */
@@ -145,31 +145,10 @@ export function encode(cmds: readonly Command[]): Uint8Array {
       u32(6);
       const words = new BigInt64Array(18);
       const f = new Float64Array(words.buffer);
-      const ints = [
-        g.transA ? 1 : 0,
-        g.transB ? 1 : 0,
-        g.m,
-        g.n,
-        g.k,
-        0,
-        g.a,
-        g.lda,
-        g.strideA,
-        g.b,
-        g.ldb,
-        g.strideB,
-        0,
-        g.c,
-        g.ldc,
-        g.strideC,
-        g.batch,
-        GEMM_DT[g.dtype] ?? 0,
-      ];
-      ints.forEach((v, i) => {
-        words[i] = BigInt(v);
+      [...gemmOperands(g), GEMM_DT[g.dtype] ?? 0].forEach((v, i) => {
+        if (GEMM_FLOAT_OPERANDS.includes(i)) f[i] = v;
+        else words[i] = BigInt(v);
       });
-      f[5] = g.alpha;
-      f[12] = g.beta;
       parts.push(new Uint8Array(words.buffer));
     } else {
       u32(5);

@@ -122,6 +122,16 @@ describe('fused reductions in executors', () => {
           ex.dispose();
         }
         expectClose(res[0] as number[], res[1] as number[], op, dtype === 'float64' ? 1e-12 : 1e-5);
+        if (op === 'sum') {
+          // and the definition, in float64 on the host: one sum of a·exp(b) per leading index
+          const [a, bv] = [values(108, 7, 1.5), values(108, 8, 1.5)];
+          const want = [0, 1, 2].map((i) => {
+            let s = 0;
+            for (let j = 36 * i; j < 36 * i + 36; j++) s += (a[j] as number) * Math.exp(bv[j] as number);
+            return s;
+          });
+          expectClose(res[0] as number[], want, 'sum vs float64 definition', 1e-12);
+        }
         // a[40] is in row 4 of the max over the last axis; the min over everything sees it too
         if (op === 'max') expect(Number.isNaN((res[0] as number[])[4] as number)).toBe(true);
         if (op === 'min') expect(Number.isNaN((res[0] as number[])[0] as number)).toBe(true);
